@@ -1,0 +1,35 @@
+"""envcheck: will this machine run my PyTorch code, and if not, what do I install?
+
+The Python API mirrors the command line. Importing envcheck is cheap: nothing
+here imports torch, NVML or click until a function is called.
+
+    >>> import envcheck
+    >>> facts = envcheck.probe(deep=False)   # static facts, milliseconds
+    >>> facts.torch.version, facts.nvidia.driver_version
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+if TYPE_CHECKING:
+    from .facts import Facts
+
+__all__ = ["Facts", "__version__", "probe"]
+
+
+def probe(**kwargs: Any) -> Facts:
+    """Observe this machine; see :func:`envcheck.probes.probe` for the options."""
+    from .probes import probe as _probe
+
+    return _probe(**kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Facts":
+        from .facts import Facts
+
+        return Facts
+    raise AttributeError(f"module 'envcheck' has no attribute {name!r}")

@@ -1,0 +1,6 @@
+"""``python -m envcheck``: the same as the ``envcheck`` command."""
+
+from .cli import main
+
+if __name__ == "__main__":
+    main()

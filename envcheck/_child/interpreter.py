@@ -1,0 +1,41 @@
+"""Describe the running interpreter: version, prefixes, sys.path, where torch is.
+
+Imported by envcheck for its own interpreter, or run as a script (prints one
+JSON object) for another one given with ``--python``. Standard library only, and
+nothing here imports torch: ``find_spec`` only locates the package.
+"""
+
+import json
+import struct
+import sys
+import sysconfig
+
+
+def snapshot():
+    import importlib.util
+    import platform
+
+    try:
+        spec = importlib.util.find_spec("torch")
+        torch_origin = spec.origin if spec is not None else None
+        torch_locations = list(spec.submodule_search_locations or []) if spec else []
+    except Exception:  # a broken finder must not take the probe down
+        torch_origin, torch_locations = None, []
+    return {
+        "version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "executable": sys.executable,
+        "bits": struct.calcsize("P") * 8,
+        "platform_tag": sysconfig.get_platform(),
+        "prefix": sys.prefix,
+        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+        "stdlib": sysconfig.get_paths().get("stdlib"),
+        "sys_path": [p for p in sys.path if p],
+        "torch_origin": torch_origin,
+        "torch_locations": torch_locations,
+    }
+
+
+if __name__ == "__main__":
+    del sys.path[0]  # this script's folder, not part of the environment being described
+    sys.stdout.write(json.dumps(snapshot()))

@@ -1,0 +1,384 @@
+"""Facts: everything envcheck observed about one machine, as plain data.
+
+Facts is the spine of envcheck. The live probe fills it, a saved report or a
+pasted ``collect_env`` text can be turned into it, and every check, the install
+resolver and the smoke test read it. It is therefore plain data (dataclasses of
+strings, numbers, booleans, lists and dicts) with a lossless JSON round trip:
+``Facts.from_dict(facts.to_dict()) == facts``.
+
+Conventions kept by every field:
+
+* ``None`` means "not observed" (the probe could not tell or did not run), never
+  "no" or zero. A machine without GPUs has ``gpus == []``; a machine whose GPUs
+  could not be enumerated has ``gpus == []`` *and* an NVML error recorded.
+* Sizes are bytes, durations seconds, versions the strings the source printed.
+* A probe step that fails records its failure in the field meant for it
+  (``nvidia.nvml``, ``torch_runtime.status``) or in ``probe_errors``; it never
+  raises.
+
+The schema is documented field by field in docs/facts.md. ``SCHEMA_VERSION``
+rises whenever a field changes meaning or is removed; adding a field does not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+SCHEMA_VERSION = 1
+
+
+class FactsError(ValueError):
+    """A Facts document that cannot be read: not JSON, wrong shape, or wrong types."""
+
+
+# --------------------------------------------------------------------------- system
+
+
+@dataclass
+class CgroupFacts:
+    """Limits the container or systemd slice puts on this process."""
+
+    version: Optional[int] = None  # 1 or 2; None outside Linux or without cgroups
+    cpu_quota: Optional[float] = None  # CPUs allowed (quota / period); None when unlimited
+    memory_limit: Optional[int] = None  # bytes; None when unlimited
+
+
+@dataclass
+class DiskFacts:
+    path: str = ""
+    total: Optional[int] = None
+    free: Optional[int] = None
+
+
+@dataclass
+class SystemFacts:
+    os: str = ""  # platform.system(): Linux, Darwin, Windows
+    os_version: Optional[str] = None  # macOS / Windows release, e.g. "14.5", "10.0.22631"
+    distro_id: Optional[str] = None  # /etc/os-release ID, e.g. "ubuntu"
+    distro_name: Optional[str] = None  # PRETTY_NAME, e.g. "Ubuntu 22.04.4 LTS"
+    distro_version: Optional[str] = None  # VERSION_ID, e.g. "22.04"
+    kernel: Optional[str] = None  # platform.release()
+    machine: str = ""  # platform.machine(): x86_64, aarch64, arm64, AMD64
+    glibc: Optional[str] = None  # "2.36"; None on musl, macOS, Windows
+    hostname: Optional[str] = None  # redacted (None) unless the user asks for it
+    wsl: Optional[int] = None  # 1 or 2 under Windows Subsystem for Linux
+    container: Optional[str] = None  # docker, podman, kubernetes, containerd, lxc, apptainer
+    cgroup: CgroupFacts = field(default_factory=CgroupFacts)
+    cpu_model: Optional[str] = None
+    cpus_logical: Optional[int] = None
+    cpus_physical: Optional[int] = None
+    cpus_affinity: Optional[int] = None  # CPUs this process may run on
+    memory_total: Optional[int] = None
+    memory_available: Optional[int] = None
+    shm_total: Optional[int] = None  # /dev/shm: DataLoader workers and NCCL live here
+    shm_free: Optional[int] = None
+    disks: List[DiskFacts] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- python
+
+
+@dataclass
+class PythonFacts:
+    version: str = ""  # "3.11.7"
+    implementation: str = ""  # CPython, PyPy
+    executable: str = ""
+    bits: Optional[int] = None  # 64 or 32
+    platform_tag: Optional[str] = None  # sysconfig.get_platform(), e.g. linux-x86_64
+    prefix: Optional[str] = None
+    env_kind: str = "none"  # venv, virtualenv, uv, conda, none
+    env_name: Optional[str] = None  # conda env name or venv folder name
+    env_tool: Optional[str] = None  # conda, mamba, micromamba when env_kind == "conda"
+    externally_managed: bool = False  # PEP 668: pip refuses to install here
+    pip_version: Optional[str] = None  # None when pip is not installed
+
+
+# --------------------------------------------------------------------------- nvidia
+
+
+@dataclass
+class NvmlStatus:
+    """How talking to NVML went. ``ok`` False always comes with ``error``."""
+
+    ok: bool = False
+    error: Optional[str] = None  # library_not_found, driver_not_loaded, lib_rm_version_mismatch,
+    #                              no_permission, gpu_is_lost, unknown, timeout, bindings_missing
+    message: Optional[str] = None  # the text NVML (or the timeout) gave
+    version: Optional[str] = None  # NVML library version, e.g. "12.535.104.05"
+
+
+@dataclass
+class GpuFacts:
+    index: int = 0
+    name: Optional[str] = None
+    uuid: Optional[str] = None  # redacted unless the user asks for identifiers
+    pci_bus_id: Optional[str] = None
+    compute_capability: Optional[str] = None  # "9.0"
+    memory_total: Optional[int] = None
+    memory_used: Optional[int] = None
+    mig_mode: Optional[bool] = None  # current MIG mode; None where MIG is not supported
+    mig_devices: Optional[int] = None  # MIG instances created, when MIG is on
+    ecc_mode: Optional[bool] = None
+    ecc_uncorrected_volatile: Optional[int] = None  # uncorrectable errors since driver load
+    retired_pages_pending: Optional[bool] = None  # older GPUs: a reboot retires pages
+    row_remap_pending: Optional[bool] = None  # A100/H100: a reset applies a remap
+    row_remap_failure: Optional[bool] = None  # A100/H100: remapping failed, GPU needs service
+    temperature_c: Optional[int] = None
+    temperature_slowdown_c: Optional[int] = None
+    persistence_mode: Optional[bool] = None
+    status: str = "ok"  # ok, lost, error
+    errors: Dict[str, str] = field(default_factory=dict)  # query -> "code: message"
+
+
+@dataclass
+class NvidiaFacts:
+    kernel_module: Optional[str] = None  # "proprietary", "open", or None when not loaded
+    driver_version: Optional[str] = None  # "535.104.05"
+    driver_version_source: Optional[str] = None  # sysfs, procfs, nvml, override
+    cuda_driver_version: Optional[str] = None  # newest CUDA the driver supports, "12.2"
+    device_nodes: List[str] = field(default_factory=list)  # /dev/nvidia0, /dev/nvidiactl, ...
+    nvml: NvmlStatus = field(default_factory=NvmlStatus)
+    gpus: List[GpuFacts] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- torch
+
+
+@dataclass
+class PackageFacts:
+    """One installed distribution, read from its metadata folder (no import)."""
+
+    name: str = ""  # normalised project name, e.g. "nvidia-cudnn-cu12"
+    version: str = ""
+    location: Optional[str] = None  # the sys.path entry it lives in
+    installer: Optional[str] = None  # contents of INSTALLER: pip, uv, conda, ...
+
+
+@dataclass
+class CondaPackageFacts:
+    name: str = ""
+    version: str = ""
+    build: Optional[str] = None  # e.g. "py3.11_cuda12.1_cudnn8.9.2_0"
+    channel: Optional[str] = None
+
+
+@dataclass
+class TorchFacts:
+    """The installed torch as its files describe it; read without importing torch."""
+
+    installed: bool = False
+    version: Optional[str] = None  # torch/version.py __version__, e.g. "2.8.0+cu128"
+    dist_version: Optional[str] = None  # the dist-info beside it; differs if files are mixed
+    cuda: Optional[str] = None  # CUDA the build targets (version.py), None for CPU builds
+    hip: Optional[str] = None  # HIP version of ROCm builds
+    xpu: Optional[str] = None
+    git_version: Optional[str] = None
+    debug: Optional[bool] = None
+    location: Optional[str] = None  # the torch package folder
+    installer: Optional[str] = None
+    installs: List[PackageFacts] = field(default_factory=list)  # every torch dist found
+    companions: List[PackageFacts] = field(default_factory=list)  # torchvision, nvidia-*, ...
+    conda_packages: List[CondaPackageFacts] = field(default_factory=list)
+
+
+@dataclass
+class CudaDeviceFacts:
+    index: int = 0
+    name: Optional[str] = None
+    capability: Optional[str] = None  # "8.6"
+    memory_total: Optional[int] = None
+    multiprocessors: Optional[int] = None
+
+
+@dataclass
+class TorchRuntimeFacts:
+    """What a child process that really imported torch saw (the deep probe)."""
+
+    status: str = "skipped"  # ok, import_failed, crashed, timed_out, not_installed, skipped, error
+    stage: Optional[str] = None  # last stage reached: start, import, cuda, devices, libraries, done
+    error: Optional[str] = None  # exception text, "killed by SIGSEGV", "timed out after 60 s"
+    signal: Optional[str] = None  # SIGSEGV, SIGKILL, ...
+    returncode: Optional[int] = None
+    duration_s: Optional[float] = None
+    timeout_s: Optional[float] = None
+    version: Optional[str] = None
+    file: Optional[str] = None  # torch.__file__: which torch was really imported
+    cuda: Optional[str] = None
+    hip: Optional[str] = None
+    cuda_available: Optional[bool] = None
+    cuda_warnings: List[str] = field(default_factory=list)  # why is_available() said False
+    device_count: Optional[int] = None
+    devices: List[CudaDeviceFacts] = field(default_factory=list)
+    arch_list: List[str] = field(default_factory=list)  # torch.cuda.get_arch_list()
+    cudnn_version: Optional[int] = None  # torch.backends.cudnn.version(), e.g. 90100
+    nccl_version: Optional[str] = None  # "2.21.5"
+    bf16_supported: Optional[bool] = None  # on the CUDA device, when there is one
+    mps_built: Optional[bool] = None
+    mps_available: Optional[bool] = None
+    xpu_available: Optional[bool] = None
+    cpu_capability: Optional[str] = None  # DEFAULT, AVX2, AVX512, ...
+    num_threads: Optional[int] = None
+    distributed_backends: List[str] = field(default_factory=list)  # gloo, nccl, mpi, ucc
+    loaded_libraries: List[str] = field(default_factory=list)  # CUDA/ROCm libs in the memory map
+    step_errors: Dict[str, str] = field(default_factory=dict)  # query -> error, import aside
+
+
+# --------------------------------------------------------------------------- toolkit
+
+
+@dataclass
+class ToolkitFacts:
+    nvcc_path: Optional[str] = None
+    nvcc_version: Optional[str] = None  # "12.4.131" (from "release 12.4, V12.4.131")
+    cuda_home: Optional[str] = None  # CUDA_HOME / CUDA_PATH, or where nvcc lives
+    cuda_home_source: Optional[str] = None  # CUDA_HOME, CUDA_PATH, nvcc, default
+
+
+@dataclass
+class ProbeError:
+    """A probe step that failed in a way it had no field for (a bug or a surprise)."""
+
+    step: str = ""
+    message: str = ""
+
+
+# --------------------------------------------------------------------------- the record
+
+
+@dataclass
+class Facts:
+    schema_version: int = SCHEMA_VERSION
+    envcheck_version: str = ""
+    collected_at: str = ""  # ISO 8601, UTC
+    source: str = "probe"  # probe, file, collect_env, nvidia-smi, ...
+    system: SystemFacts = field(default_factory=SystemFacts)
+    python: PythonFacts = field(default_factory=PythonFacts)
+    nvidia: NvidiaFacts = field(default_factory=NvidiaFacts)
+    torch: TorchFacts = field(default_factory=TorchFacts)
+    torch_runtime: TorchRuntimeFacts = field(default_factory=TorchRuntimeFacts)
+    toolkit: ToolkitFacts = field(default_factory=ToolkitFacts)
+    environment: Dict[str, str] = field(default_factory=dict)  # allow-listed, secrets dropped
+    overrides: List[str] = field(default_factory=list)  # "nvidia.driver_version", ...
+    probe_errors: List[ProbeError] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ JSON
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Facts:
+        """Build Facts from a dict, checking every type; unknown keys are ignored.
+
+        Raises FactsError naming the field, never a KeyError or TypeError.
+        """
+        if not isinstance(data, dict):
+            raise FactsError(f"a Facts document is a JSON object, not {_kind(data)}")
+        version = data.get("schema_version", SCHEMA_VERSION)
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise FactsError(f"schema_version: expected an integer, got {version!r}")
+        if version > SCHEMA_VERSION:
+            raise FactsError(
+                f"schema_version {version} is newer than this envcheck understands "
+                f"({SCHEMA_VERSION}); upgrade envcheck to read it"
+            )
+        return _build(cls, data, "")
+
+    @classmethod
+    def from_json(cls, text: str) -> Facts:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise FactsError(f"not JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+# --------------------------------------------------------------------------- decoding
+
+_HINTS: Dict[type, Dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> Dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls, vars(sys.modules[__name__]))
+    return _HINTS[cls]
+
+
+def _kind(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _build(cls: type, data: Any, path: str) -> Any:
+    if not isinstance(data, dict):
+        raise FactsError(f"{path or 'document'}: expected an object, got {_kind(data)}")
+    hints = _hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in data:
+            where = f"{path}.{f.name}" if path else f.name
+            kwargs[f.name] = _convert(hints[f.name], data[f.name], where)
+    return cls(**kwargs)
+
+
+def _convert(tp: Any, value: Any, path: str) -> Any:
+    origin = typing.get_origin(tp)
+    if origin is typing.Union:  # Optional[X]
+        if value is None:
+            return None
+        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _convert(inner, value, path)
+    if origin is list:
+        if not isinstance(value, list):
+            raise FactsError(f"{path}: expected a list, got {_kind(value)}")
+        (item,) = typing.get_args(tp)
+        return [_convert(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise FactsError(f"{path}: expected an object, got {_kind(value)}")
+        _, item = typing.get_args(tp)
+        return {str(k): _convert(item, v, f"{path}.{k}") for k, v in value.items()}
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, path)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise FactsError(f"{path}: expected true or false, got {_kind(value)}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise FactsError(f"{path}: expected an integer, got {_kind(value)}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise FactsError(f"{path}: expected a number, got {_kind(value)}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise FactsError(f"{path}: expected a string, got {_kind(value)}")
+        return value
+    raise TypeError(f"unsupported field type {tp!r} at {path}")  # a bug in this module
+
+
+def field_type(section: type, name: str) -> Any:
+    """The declared type of ``section.name`` (used by overrides to coerce values)."""
+    return _hints(section)[name]
+
+
+def convert(tp: Any, value: Any, path: str) -> Any:
+    """Check and convert a JSON value to the declared field type ``tp``."""
+    return _convert(tp, value, path)

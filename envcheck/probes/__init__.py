@@ -1,0 +1,106 @@
+"""Probe this machine into a :class:`~envcheck.facts.Facts` record.
+
+The order is chosen for speed: the target interpreter is described first (it
+says where torch is), the deep probe's child is started at once, and the
+static probes (system, NVIDIA, torch files, toolkit) run while the child spends
+its second importing torch. Each step is guarded: an unexpected exception in
+one step is recorded in ``Facts.probe_errors`` and the others still run.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Callable, Dict, Optional, TypeVar
+
+from .._version import __version__
+from ..facts import Facts, ProbeError, TorchRuntimeFacts
+from .environ import probe_environ
+from .nvidia import probe_nvidia
+from .overrides import OverrideError, apply_overrides, parse_overrides
+from .python_env import InterpreterError, probe_python, snapshot
+from .system import probe_system
+from .toolkit import probe_toolkit
+from .torch_deep import DEFAULT_TIMEOUT, DeepProbe
+from .torch_static import probe_torch_static
+
+__all__ = ["InterpreterError", "OverrideError", "probe"]
+
+T = TypeVar("T")
+
+
+def probe(
+    *,
+    deep: bool = True,
+    timeout: float = DEFAULT_TIMEOUT,
+    python: Optional[str] = None,
+    show_ids: bool = False,
+    environ: Optional[Dict[str, str]] = None,
+    root: Path = Path("/"),
+    nvml: Optional[ModuleType] = None,
+) -> Facts:
+    """Observe this machine.
+
+    deep: also import torch in a child process (bounded by ``timeout`` seconds).
+    python: the interpreter whose environment to describe (default: this one).
+    show_ids: keep GPU UUIDs and the host name instead of redacting them.
+    environ, root, nvml: the environment, filesystem root and NVML binding to
+    read (tests and offline simulation; defaults are the real ones).
+
+    Raises OverrideError for a malformed ENVCHECK_* override and InterpreterError
+    when ``python`` cannot be run; every other failure is recorded in Facts.
+    """
+    env = dict(os.environ) if environ is None else dict(environ)
+    overrides = parse_overrides(env)  # fail on a bad override before any work
+    snap = snapshot(python)
+    target = snap.get("executable") or python or sys.executable
+
+    deep_probe: Optional[DeepProbe] = None
+    if deep and snap.get("torch_origin"):
+        deep_probe = DeepProbe(target, timeout=timeout, env=env)
+
+    facts = Facts(
+        envcheck_version=__version__,
+        collected_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        source="probe",
+    )
+
+    def guarded(step: str, fn: Callable[[], T], default: T) -> T:
+        try:
+            return fn()
+        except Exception as exc:  # a probe bug must not hide the other facts
+            facts.probe_errors.append(ProbeError(step, f"{type(exc).__name__}: {exc}"))
+            return default
+
+    facts.python = guarded("python", lambda: probe_python(snap, env), facts.python)
+    disk_paths = [os.getcwd(), facts.python.prefix or sys.prefix]
+    facts.system = guarded(
+        "system",
+        lambda: probe_system(root, env, disk_paths, show_hostname=show_ids),
+        facts.system,
+    )
+    facts.nvidia = guarded(
+        "nvidia", lambda: probe_nvidia(root, nvml, show_ids=show_ids), facts.nvidia
+    )
+    facts.torch = guarded(
+        "torch",
+        lambda: probe_torch_static(
+            snap.get("sys_path", []), snap.get("torch_origin"), snap.get("prefix")
+        ),
+        facts.torch,
+    )
+    facts.toolkit = guarded("toolkit", lambda: probe_toolkit(env), facts.toolkit)
+    facts.environment = guarded("environment", lambda: probe_environ(env, show_ids), {})
+
+    if deep_probe is not None:
+        facts.torch_runtime = guarded("torch_runtime", deep_probe.result, facts.torch_runtime)
+    elif deep:
+        facts.torch_runtime = TorchRuntimeFacts(status="not_installed")
+    else:
+        facts.torch_runtime = TorchRuntimeFacts(status="skipped")
+
+    apply_overrides(facts, overrides)
+    return facts

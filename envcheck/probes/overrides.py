@@ -1,0 +1,180 @@
+"""Override observed facts from the environment, the way uv and conda allow.
+
+uv has ``UV_CUDA_DRIVER_VERSION`` and conda ``CONDA_OVERRIDE_CUDA`` so that one
+machine can plan for another and tests can simulate hardware. envcheck has:
+
+* ``ENVCHECK_DRIVER_VERSION=535.104.05``      -> nvidia.driver_version
+* ``ENVCHECK_CUDA_DRIVER_VERSION=12.2``       -> nvidia.cuda_driver_version
+* ``ENVCHECK_GPUS="NVIDIA H100 80GB HBM3:9.0:80GiB; NVIDIA GeForce RTX 3060:8.6"``
+  (``name:capability[:memory]`` items, ``none`` for no GPU, or a JSON list of GPU objects)
+  -> nvidia.gpus
+* ``ENVCHECK_FACT_<SECTION>_<FIELD>=VALUE`` for any other field, e.g.
+  ``ENVCHECK_FACT_SYSTEM_SHM_TOTAL=64MiB`` or ``ENVCHECK_FACT_PYTHON_VERSION=3.13.1``.
+  VALUE is JSON when it parses as JSON, else a string; integer fields also take
+  sizes such as ``64MiB`` or ``24GB``.
+
+Every overridden field is listed in ``Facts.overrides``; a malformed override is
+an :class:`OverrideError` naming the variable, never a silently ignored value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any, List, Mapping, Tuple
+
+from ..facts import (
+    Facts,
+    FactsError,
+    GpuFacts,
+    NvidiaFacts,
+    PythonFacts,
+    SystemFacts,
+    ToolkitFacts,
+    TorchFacts,
+    TorchRuntimeFacts,
+    convert,
+    field_type,
+)
+
+PREFIX = "ENVCHECK_FACT_"
+# Longest first, so TORCH_RUNTIME_ wins over TORCH_.
+SECTIONS: List[Tuple[str, str, type]] = [
+    ("TORCH_RUNTIME_", "torch_runtime", TorchRuntimeFacts),
+    ("SYSTEM_", "system", SystemFacts),
+    ("PYTHON_", "python", PythonFacts),
+    ("NVIDIA_", "nvidia", NvidiaFacts),
+    ("TORCH_", "torch", TorchFacts),
+    ("TOOLKIT_", "toolkit", ToolkitFacts),
+]
+ALIASES = {
+    "ENVCHECK_DRIVER_VERSION": ("nvidia", "driver_version"),
+    "ENVCHECK_CUDA_DRIVER_VERSION": ("nvidia", "cuda_driver_version"),
+    "ENVCHECK_GPUS": ("nvidia", "gpus"),
+}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?\s*$", re.I)
+_UNITS = {
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+    "KIB": 2**10,
+    "MIB": 2**20,
+    "GIB": 2**30,
+    "TIB": 2**40,
+}
+
+
+class OverrideError(ValueError):
+    """An ENVCHECK_* override variable whose value cannot be used."""
+
+
+@dataclasses.dataclass
+class Override:
+    variable: str
+    section: str
+    name: str
+    value: Any
+
+
+def parse_size(text: str) -> int:
+    match = _SIZE.match(text)
+    if not match:
+        raise ValueError(f"not a size: {text!r} (try 64MiB or 24GB)")
+    number, unit = float(match.group(1)), (match.group(2) or "B").upper()
+    return int(number * _UNITS[unit])
+
+
+def parse_gpus(text: str) -> List[GpuFacts]:
+    """The ENVCHECK_GPUS forms: ``none``, a JSON list, or ``name:cc[:memory]; ...``."""
+    text = text.strip()
+    if text.lower() in ("", "0", "none"):
+        return []
+    if text.startswith("["):
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not JSON: {exc}") from None
+        return convert(List[GpuFacts], raw, "gpus")
+    gpus = []
+    for item in (p.strip() for p in text.split(";")):
+        if not item:
+            continue
+        parts = [p.strip() for p in item.split(":")]
+        if len(parts) < 2 or not re.fullmatch(r"\d+\.\d+", parts[1]):
+            raise ValueError(f"{item!r}: expected NAME:CAPABILITY[:MEMORY], e.g. 'A100:8.0:80GiB'")
+        gpu = GpuFacts(index=len(gpus), name=parts[0], compute_capability=parts[1])
+        if len(parts) > 2 and parts[2]:
+            gpu.memory_total = parse_size(parts[2])
+        gpus.append(gpu)
+    return gpus
+
+
+def _coerce(section_cls: type, name: str, raw: str, variable: str) -> Any:
+    """The first reading of ``raw`` that fits the field: JSON, the text itself, a size.
+
+    The text comes before a size and after JSON, so a string field keeps
+    ``12.2`` as typed while a number field gets JSON's 12.2 and ``64MiB`` works.
+    """
+    tp = field_type(section_cls, name)
+    readings: List[Any] = []
+    try:
+        readings.append(json.loads(raw))
+    except json.JSONDecodeError:
+        pass
+    readings.append(raw)
+    try:
+        readings.append(parse_size(raw))
+    except ValueError:
+        pass
+    errors = []
+    for value in readings:
+        try:
+            return convert(tp, value, variable)
+        except FactsError as exc:
+            errors.append(str(exc))
+    raise OverrideError(errors[0])
+
+
+def parse_overrides(environ: Mapping[str, str]) -> List[Override]:
+    found: List[Override] = []
+    for variable in sorted(environ):
+        raw = environ[variable]
+        if variable in ALIASES:
+            section, name = ALIASES[variable]
+            if name == "gpus":
+                try:
+                    value: Any = parse_gpus(raw)
+                except (ValueError, FactsError) as exc:
+                    raise OverrideError(f"{variable}: {exc}") from None
+            else:
+                value = raw.strip()
+                if not re.fullmatch(r"\d+(\.\d+)*", value):
+                    raise OverrideError(f"{variable}: expected a version like 12.2, got {raw!r}")
+            found.append(Override(variable, section, name, value))
+        elif variable.startswith(PREFIX):
+            rest = variable[len(PREFIX) :]
+            for prefix, section, cls in SECTIONS:
+                if rest.startswith(prefix):
+                    name = rest[len(prefix) :].lower()
+                    if name not in {f.name for f in dataclasses.fields(cls)}:
+                        raise OverrideError(f"{variable}: {section} has no field {name!r}")
+                    found.append(
+                        Override(variable, section, name, _coerce(cls, name, raw, variable))
+                    )
+                    break
+            else:
+                sections = ", ".join(p.rstrip("_") for p, _, _ in SECTIONS)
+                raise OverrideError(f"{variable}: the section must be one of {sections}")
+    return found
+
+
+def apply_overrides(facts: Facts, overrides: List[Override]) -> None:
+    for item in overrides:
+        setattr(getattr(facts, item.section), item.name, item.value)
+        facts.overrides.append(f"{item.section}.{item.name}")
+        if (item.section, item.name) == ("nvidia", "driver_version"):
+            facts.nvidia.driver_version_source = "override"
+

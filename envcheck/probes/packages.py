@@ -1,0 +1,110 @@
+"""Find installed distributions by listing metadata folders on sys.path.
+
+``importlib.metadata`` would work, but it builds a Distribution for every
+package in every path entry; envcheck needs a dozen names and must stay fast in
+environments with thousands of packages. One ``scandir`` per sys.path entry,
+name and version from the folder name (the wheel spec puts them there), and one
+small INSTALLER read for the packages we keep.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable, List, Optional
+
+from ..facts import CondaPackageFacts, PackageFacts
+
+_NORMALISE = re.compile(r"[-_.]+")
+
+
+def normalise(name: str) -> str:
+    """PEP 503 normalised project name: ``Nvidia_CUDNN.cu12`` -> ``nvidia-cudnn-cu12``."""
+    return _NORMALISE.sub("-", name).lower()
+
+
+@dataclass
+class FoundDist:
+    name: str
+    version: str
+    location: str  # the sys.path entry
+    metadata_dir: str
+
+    def facts(self) -> PackageFacts:
+        return PackageFacts(
+            name=self.name,
+            version=self.version,
+            location=self.location,
+            installer=read_installer(self.metadata_dir),
+        )
+
+
+def parse_metadata_dir(entry: str) -> Optional[tuple]:
+    """``torch-2.8.0+cu128.dist-info`` -> ("torch", "2.8.0+cu128"); None for others."""
+    if entry.endswith(".dist-info"):
+        stem = entry[: -len(".dist-info")]
+        name, sep, version = stem.rpartition("-")
+    elif entry.endswith(".egg-info"):
+        stem = entry[: -len(".egg-info")]
+        parts = stem.split("-")  # name-version[-pyX.Y]
+        if len(parts) < 2:
+            return None
+        name, sep, version = parts[0], "-", parts[1]
+    else:
+        return None
+    if not sep or not name or not version:
+        return None
+    return normalise(name), version
+
+
+def scan(sys_path: Iterable[str], wanted: Callable[[str], bool]) -> List[FoundDist]:
+    """Every distribution whose normalised name ``wanted`` accepts, in sys.path order."""
+    found: List[FoundDist] = []
+    seen_dirs = set()
+    for entry in sys_path:
+        real = os.path.realpath(entry)
+        if real in seen_dirs or not os.path.isdir(real):
+            continue
+        seen_dirs.add(real)
+        try:
+            names = sorted(os.listdir(real))
+        except OSError:
+            continue
+        for item in names:
+            parsed = parse_metadata_dir(item)
+            if parsed and wanted(parsed[0]):
+                found.append(FoundDist(parsed[0], parsed[1], entry, os.path.join(real, item)))
+    return found
+
+
+def read_installer(metadata_dir: str) -> Optional[str]:
+    try:
+        with open(os.path.join(metadata_dir, "INSTALLER"), encoding="utf-8") as fh:
+            return fh.read().strip() or None
+    except OSError:
+        return None
+
+
+def scan_conda_meta(prefix: str, wanted: Callable[[str], bool]) -> List[CondaPackageFacts]:
+    """Conda packages of interest, from ``conda-meta/NAME-VERSION-BUILD.json`` file names.
+
+    The JSON files themselves list every file of a package (megabytes for
+    pytorch); the name carries all we need, so they are not opened.
+    """
+    meta = os.path.join(prefix, "conda-meta")
+    try:
+        names = sorted(os.listdir(meta))
+    except OSError:
+        return []
+    out = []
+    for item in names:
+        if not item.endswith(".json"):
+            continue
+        parts = item[: -len(".json")].rsplit("-", 2)
+        if len(parts) != 3:
+            continue
+        name, version, build = parts
+        if wanted(name):
+            out.append(CondaPackageFacts(name=name, version=version, build=build))
+    return out

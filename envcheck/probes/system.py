@@ -1,0 +1,292 @@
+"""Probe the operating system, container, cgroup limits, CPUs, memory and disks.
+
+These facts decide advice that has nothing to do with versions: Docker's 64 MB
+/dev/shm kills DataLoader workers, a cgroup memory limit is the real RAM, a CPU
+quota is the real core count for ``num_workers``, WSL 1 has no GPU at all.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import socket
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..facts import CgroupFacts, DiskFacts, SystemFacts
+from ._files import exists, parse_key_values, read_first_line, read_text
+
+# cgroup v1 reports "no limit" as a page-aligned number near 2**63.
+_V1_UNLIMITED = 1 << 60
+
+
+def probe_system(
+    root: Path = Path("/"),
+    environ: Optional[Dict[str, str]] = None,
+    disk_paths: Sequence[str] = (),
+    show_hostname: bool = False,
+) -> SystemFacts:
+    env = dict(os.environ) if environ is None else environ
+    facts = SystemFacts(os=platform.system(), machine=platform.machine())
+    facts.kernel = platform.release() or None
+    if show_hostname:
+        facts.hostname = socket.gethostname()
+
+    if facts.os == "Linux":
+        _linux_distro(root, facts)
+        facts.glibc = _glibc()
+        facts.wsl = detect_wsl(facts.kernel or "", read_text(root, "/proc/version") or "")
+        facts.container = detect_container(root, env)
+        facts.cgroup = probe_cgroup(root)
+        facts.cpu_model = _cpu_model(root)
+        facts.shm_total, facts.shm_free = _statvfs(str(root / "dev/shm"))
+    elif facts.os == "Darwin":
+        facts.os_version = platform.mac_ver()[0] or None
+        facts.cpu_model = platform.processor() or None
+    elif facts.os == "Windows":  # pragma: no cover - not exercised on Linux CI
+        facts.os_version = platform.version() or None
+        facts.cpu_model = platform.processor() or None
+
+    _cpus_and_memory(facts)
+    facts.disks = probe_disks(disk_paths)
+    return facts
+
+
+def _linux_distro(root: Path, facts: SystemFacts) -> None:
+    text = read_text(root, "/etc/os-release") or read_text(root, "/usr/lib/os-release")
+    if not text:
+        return
+    info = parse_key_values(text)
+    facts.distro_id = info.get("ID") or None
+    facts.distro_name = info.get("PRETTY_NAME") or info.get("NAME") or None
+    facts.distro_version = info.get("VERSION_ID") or None
+
+
+def _glibc() -> Optional[str]:
+    try:
+        value = os.confstr("CS_GNU_LIBC_VERSION")  # "glibc 2.36"; instant, no file scan
+    except (AttributeError, ValueError, OSError):
+        return None
+    if value and value.startswith("glibc "):
+        return value.split(" ", 1)[1]
+    return None
+
+
+def detect_wsl(kernel_release: str, proc_version: str) -> Optional[int]:
+    """1 or 2 under WSL, else None.
+
+    WSL 2 runs a real Linux kernel named ``…-microsoft-standard-WSL2``; WSL 1
+    translates syscalls and reports releases such as ``4.4.0-19041-Microsoft``.
+    """
+    text = f"{kernel_release} {proc_version}".lower()
+    if "microsoft" not in text:
+        return None
+    if "wsl2" in text or "microsoft-standard" in text:
+        return 2
+    return 1
+
+
+def detect_container(root: Path, environ: Dict[str, str]) -> Optional[str]:
+    """Best-effort name of the container runtime this process lives in."""
+    if environ.get("KUBERNETES_SERVICE_HOST") or exists(root, "/var/run/secrets/kubernetes.io"):
+        return "kubernetes"
+    if environ.get("APPTAINER_CONTAINER") or environ.get("SINGULARITY_CONTAINER"):
+        return "apptainer"
+    if exists(root, "/run/.containerenv"):
+        return "podman"
+    if exists(root, "/.dockerenv"):
+        return "docker"
+    marker = environ.get("container", "")  # set by systemd-nspawn, podman, lxc
+    if marker:
+        return "podman" if marker == "oci" else marker
+    cgroups = read_text(root, "/proc/1/cgroup") or ""
+    for needle, name in (
+        ("kubepods", "kubernetes"),
+        ("docker", "docker"),
+        ("libpod", "podman"),
+        ("containerd", "containerd"),
+        ("lxc", "lxc"),
+    ):
+        if needle in cgroups:
+            return name
+    return None
+
+
+# --------------------------------------------------------------------------- cgroups
+
+
+def _mounts(root: Path) -> List[Tuple[str, str, str, str]]:
+    """(mount root, mount point, fs type, super options) from /proc/self/mountinfo."""
+    text = read_text(root, "/proc/self/mountinfo") or ""
+    mounts = []
+    for line in text.splitlines():
+        left, sep, right = line.partition(" - ")
+        if not sep:
+            continue
+        lf, rf = left.split(), right.split()
+        if len(lf) < 5 or len(rf) < 3:
+            continue
+        mounts.append((lf[3], lf[4], rf[0], rf[2]))
+    return mounts
+
+
+def _own_cgroups(root: Path) -> Dict[str, str]:
+    """controller -> cgroup path of this process; v2's unified entry under key ''."""
+    out: Dict[str, str] = {}
+    for line in (read_text(root, "/proc/self/cgroup") or "").splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, path = parts
+        for c in controllers.split(",") if controllers else [""]:
+            out[c] = path
+    return out
+
+
+def _candidate_dirs(root: Path, mount_root: str, mount_point: str, path: str) -> List[Path]:
+    """Folders from this process's cgroup up to the mount, innermost first.
+
+    Inside a container the mount root is the container's own cgroup, so the
+    path from /proc/self/cgroup may not exist below the mount point: fall back
+    to the mount point itself.
+    """
+    base = root / mount_point.lstrip("/")
+    rel = path
+    if mount_root != "/" and rel.startswith(mount_root):
+        rel = rel[len(mount_root) :]
+    parts = [p for p in rel.split("/") if p]
+    dirs = [base.joinpath(*parts[:i]) for i in range(len(parts), 0, -1)]
+    dirs.append(base)
+    return [d for d in dirs if d.is_dir()]
+
+
+def _int_or_none(text: Optional[str]) -> Optional[int]:
+    if text is None:
+        return None
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+def probe_cgroup(root: Path) -> CgroupFacts:
+    mounts = _mounts(root)
+    own = _own_cgroups(root)
+    v2 = next((m for m in mounts if m[2] == "cgroup2"), None)
+    v1_memory = next((m for m in mounts if m[2] == "cgroup" and "memory" in m[3].split(",")), None)
+    v1_cpu = next(
+        (m for m in mounts if m[2] == "cgroup" and "cpu" in m[3].split(",")),
+        None,
+    )
+    if v1_memory or v1_cpu:
+        return _cgroup_v1(root, own, v1_memory, v1_cpu)
+    if v2 is not None:
+        return _cgroup_v2(root, own, v2)
+    return CgroupFacts()
+
+
+def _cgroup_v2(root: Path, own: Dict[str, str], mount: Tuple[str, str, str, str]) -> CgroupFacts:
+    facts = CgroupFacts(version=2)
+    dirs = _candidate_dirs(root, mount[0], mount[1], own.get("", "/"))
+    limits: List[int] = []
+    quotas: List[float] = []
+    for d in dirs:  # the tightest limit on the way up is the one that applies
+        mem = read_first_line(d, "memory.max")
+        if mem and mem != "max":
+            value = _int_or_none(mem)
+            if value is not None:
+                limits.append(value)
+        cpu = read_first_line(d, "cpu.max")
+        if cpu:
+            quota, _, period = cpu.partition(" ")
+            if quota != "max":
+                q, p = _int_or_none(quota), _int_or_none(period or "100000")
+                if q and p:
+                    quotas.append(q / p)
+    facts.memory_limit = min(limits) if limits else None
+    facts.cpu_quota = min(quotas) if quotas else None
+    return facts
+
+
+def _cgroup_v1(root: Path, own: Dict[str, str], memory, cpu) -> CgroupFacts:
+    facts = CgroupFacts(version=1)
+    if memory is not None:
+        limits = []
+        for d in _candidate_dirs(root, memory[0], memory[1], own.get("memory", "/")):
+            value = _int_or_none(read_first_line(d, "memory.limit_in_bytes"))
+            if value is not None and value < _V1_UNLIMITED:
+                limits.append(value)
+        facts.memory_limit = min(limits) if limits else None
+    if cpu is not None:
+        quotas = []
+        path = own.get("cpu", own.get("cpu,cpuacct", "/"))
+        for d in _candidate_dirs(root, cpu[0], cpu[1], path):
+            q = _int_or_none(read_first_line(d, "cpu.cfs_quota_us"))
+            p = _int_or_none(read_first_line(d, "cpu.cfs_period_us"))
+            if q is not None and q > 0 and p:
+                quotas.append(q / p)
+        facts.cpu_quota = min(quotas) if quotas else None
+    return facts
+
+
+# --------------------------------------------------------------------------- cpus, memory, disks
+
+
+_MODEL_RE = re.compile(r"^(?:model name|Model|Hardware|cpu model)\s*:\s*(.+)$", re.MULTILINE)
+
+
+def _cpu_model(root: Path) -> Optional[str]:
+    text = read_text(root, "/proc/cpuinfo", limit=64 * 1024) or ""
+    match = _MODEL_RE.search(text)
+    return match.group(1).strip() if match else (platform.processor() or None)
+
+
+def _cpus_and_memory(facts: SystemFacts) -> None:
+    import psutil
+
+    facts.cpus_logical = os.cpu_count()
+    try:
+        facts.cpus_physical = psutil.cpu_count(logical=False)
+    except Exception:  # psutil raises odd errors in restricted sandboxes
+        facts.cpus_physical = None
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            facts.cpus_affinity = len(os.sched_getaffinity(0))
+        except OSError:
+            facts.cpus_affinity = None
+    try:
+        vm = psutil.virtual_memory()
+        facts.memory_total, facts.memory_available = int(vm.total), int(vm.available)
+    except Exception:
+        pass
+
+
+def _statvfs(path: str) -> Tuple[Optional[int], Optional[int]]:
+    try:
+        st = os.statvfs(path)
+    except (OSError, AttributeError):
+        return None, None
+    return st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize
+
+
+def probe_disks(paths: Sequence[str]) -> List[DiskFacts]:
+    """Free space where work happens (the current folder) and where packages go.
+
+    Paths on the same filesystem are reported once, under the first name.
+    """
+    import psutil
+
+    seen = set()
+    disks = []
+    for path in paths:
+        try:
+            dev = os.stat(path).st_dev
+            usage = psutil.disk_usage(path)
+        except OSError:
+            continue
+        if dev in seen:
+            continue
+        seen.add(dev)
+        disks.append(DiskFacts(path=path, total=int(usage.total), free=int(usage.free)))
+    return disks

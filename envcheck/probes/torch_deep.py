@@ -1,0 +1,154 @@
+"""The deep probe: import torch in a child process, with a timeout.
+
+Only a real import tells whether torch's libraries load, whether CUDA
+initialises and which cuDNN and NCCL the process really picked up. A broken
+install can crash (a bad ``LD_LIBRARY_PATH`` cuDNN), abort or hang (a wedged
+driver) during that import, so it happens in a child (``_child/torch_deep.py``)
+that envcheck can time out and kill with everything it started.
+
+``DeepProbe`` starts the child at once and is collected later: the probe
+overlaps the second-long torch import with its own static work.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Optional
+
+from .. import _proc
+from .._child import torch_deep as child_script
+from ..facts import CudaDeviceFacts, FactsError, TorchRuntimeFacts, convert, field_type
+
+DEFAULT_TIMEOUT = 60.0
+_STAGE_TEXT = {
+    "start": "before Python started",
+    "import": "during `import torch`",
+    "cuda": "during torch.cuda.is_available()",
+    "devices": "while querying CUDA devices",
+    "libraries": "while reading loaded libraries",
+    "done": "after the probe finished",
+}
+_SIMPLE = (
+    "version",
+    "file",
+    "cuda",
+    "hip",
+    "cuda_available",
+    "cuda_warnings",
+    "device_count",
+    "arch_list",
+    "cudnn_version",
+    "nccl_version",
+    "bf16_supported",
+    "mps_built",
+    "mps_available",
+    "xpu_available",
+    "cpu_capability",
+    "num_threads",
+    "distributed_backends",
+    "loaded_libraries",
+    "step_errors",
+)
+
+
+class DeepProbe:
+    """A running deep probe. ``result()`` waits for it (bounded by the timeout)."""
+
+    def __init__(
+        self,
+        python: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        env: Optional[Dict[str, str]] = None,
+    ) -> None:
+        self.timeout = timeout
+        self._error: Optional[str] = None
+        self._child: Optional[_proc.Child] = None
+        try:
+            self._child = _proc.Child([python, child_script.__file__], timeout=timeout, env=env)
+        except OSError as exc:
+            self._error = f"could not start {python}: {exc.strerror or exc}"
+
+    def result(self) -> TorchRuntimeFacts:
+        if self._child is None:
+            return TorchRuntimeFacts(status="error", error=self._error, timeout_s=self.timeout)
+        return interpret(self._child.wait(), self.timeout)
+
+
+def probe_torch_deep(
+    python: str, timeout: float = DEFAULT_TIMEOUT, env: Optional[Dict[str, str]] = None
+) -> TorchRuntimeFacts:
+    return DeepProbe(python, timeout, env).result()
+
+
+def parse_records(stdout: str) -> Dict[str, Any]:
+    """Merge the child's marker lines; anything else torch printed is ignored."""
+    merged: Dict[str, Any] = {"stage": "start"}
+    for line in stdout.splitlines():
+        if not line.startswith(child_script.MARK):
+            continue
+        try:
+            record = json.loads(line[len(child_script.MARK) :])
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            merged.update(record)
+    return merged
+
+
+def _tail(text: str, lines: int = 15) -> str:
+    kept = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return "\n".join(kept[-lines:])
+
+
+def interpret(result: _proc.ChildResult, timeout: float) -> TorchRuntimeFacts:
+    data = parse_records(result.stdout)
+    stage = str(data.get("stage") or "start")
+    facts = TorchRuntimeFacts(
+        stage=stage,
+        returncode=result.returncode,
+        duration_s=round(result.duration_s, 3),
+        timeout_s=timeout,
+        signal=result.signal,
+    )
+    _fill(facts, data)
+    where = _STAGE_TEXT.get(stage, f"at stage {stage}")
+
+    if result.timed_out:
+        facts.status = "timed_out"
+        facts.error = f"timed out after {timeout:g} s {where}; the child was killed"
+    elif data.get("status") == "import_failed":
+        error = str(data.get("error") or "import failed")
+        not_installed = error.startswith("ModuleNotFoundError") and "'torch'" in error
+        facts.status = "not_installed" if not_installed else "import_failed"
+        facts.error = error
+    elif result.signal:
+        facts.status = "crashed"
+        detail = _tail(result.stderr)
+        facts.error = f"killed by {result.signal} {where}" + (f"\n{detail}" if detail else "")
+    elif stage != "done" or result.returncode != 0:
+        facts.status = "crashed"
+        detail = _tail(result.stderr)
+        facts.error = f"exited with code {result.returncode} {where}" + (
+            f"\n{detail}" if detail else ""
+        )
+    else:
+        facts.status = "ok"
+    return facts
+
+
+def _fill(facts: TorchRuntimeFacts, data: Dict[str, Any]) -> None:
+    """Copy what the child reported; values of the wrong type are dropped, not trusted."""
+    for name in _SIMPLE:
+        if name in data and hasattr(facts, name):
+            try:
+                setattr(facts, name, convert(field_type(TorchRuntimeFacts, name), data[name], name))
+            except FactsError:
+                continue
+    devices = data.get("devices")
+    if isinstance(devices, list):
+        for raw in devices:
+            try:
+                facts.devices.append(convert(CudaDeviceFacts, raw, "devices"))
+            except FactsError:
+                continue
+

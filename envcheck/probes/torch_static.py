@@ -1,0 +1,144 @@
+"""The installed torch, read from its files: never ``import torch`` here.
+
+torch/version.py is generated at build time and holds the version with its
+local label (``2.8.0+cu128``), the CUDA or HIP version the build targets and the
+git commit. Reading it costs a millisecond; importing torch costs a second and
+200 MB, and can crash. The dist-info folders beside it tell the installer and
+reveal duplicate or half-removed installs; conda-meta tells conda's view.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from typing import Dict, List, Optional, Sequence
+
+from ..facts import TorchFacts
+from . import packages
+
+TORCH = "torch"
+
+# Distributions that must agree with torch: companions, compilers, CUDA runtime wheels.
+COMPANIONS = frozenset(
+    {
+        "torchvision",
+        "torchaudio",
+        "torchtext",
+        "torchdata",
+        "triton",
+        "pytorch-triton",
+        "pytorch-triton-rocm",
+        "pytorch-triton-xpu",
+        "xformers",
+        "flash-attn",
+    }
+)
+# nvidia-ml-py is NVML's Python binding (envcheck's own dependency), not a CUDA runtime.
+_NOT_RUNTIME = frozenset({"nvidia-ml-py", "nvidia-ml-py3", "nvidia-pyindex"})
+
+CONDA_PACKAGES = frozenset(
+    {
+        "pytorch",
+        "pytorch-cuda",
+        "pytorch-gpu",
+        "pytorch-cpu",
+        "pytorch-mutex",
+        "libtorch",
+        "torchvision",
+        "torchaudio",
+        "cudatoolkit",
+        "cuda-version",
+        "cuda-cudart",
+        "cudnn",
+        "nccl",
+    }
+)
+
+_ASSIGN = re.compile(r"^(\w+)\s*(?::[^=]+)?=\s*(.+?)\s*$")
+_VERSION_FIELDS = ("__version__", "cuda", "hip", "xpu", "git_version", "debug")
+
+
+def is_companion(name: str) -> bool:
+    return name in COMPANIONS or (name.startswith("nvidia-") and name not in _NOT_RUNTIME)
+
+
+def read_version_file(path: str) -> Dict[str, object]:
+    """Literal assignments of torch/version.py, without executing it."""
+    out: Dict[str, object] = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(64 * 1024)
+    except OSError:
+        return out
+    for line in text.splitlines():
+        match = _ASSIGN.match(line)
+        if not match or match.group(1) not in _VERSION_FIELDS:
+            continue
+        try:
+            out[match.group(1)] = ast.literal_eval(match.group(2))
+        except (ValueError, SyntaxError):
+            continue
+    return out
+
+
+def _opt_str(value: object) -> Optional[str]:
+    return value if isinstance(value, str) and value else None
+
+
+def probe_torch_static(
+    sys_path: Sequence[str],
+    torch_origin: Optional[str],
+    prefix: Optional[str] = None,
+) -> TorchFacts:
+    """Describe torch from the files on ``sys_path`` of the target interpreter.
+
+    ``torch_origin`` is where ``importlib.util.find_spec("torch")`` points: the
+    copy an import would load. Dist-infos elsewhere are duplicates.
+    """
+    found = packages.scan(sys_path, lambda n: n == TORCH or is_companion(n))
+    torch_dists = [d for d in found if d.name == TORCH]
+    facts = TorchFacts(
+        installs=[d.facts() for d in torch_dists],
+        companions=[d.facts() for d in found if d.name != TORCH],
+    )
+    if prefix:
+        facts.conda_packages = packages.scan_conda_meta(prefix, CONDA_PACKAGES.__contains__)
+
+    if not torch_origin:
+        return facts
+    pkg_dir = os.path.dirname(torch_origin)
+    facts.installed = True
+    facts.location = pkg_dir
+    info = read_version_file(os.path.join(pkg_dir, "version.py"))
+    facts.version = _opt_str(info.get("__version__"))
+    facts.cuda = _opt_str(info.get("cuda"))
+    facts.hip = _opt_str(info.get("hip"))
+    facts.xpu = _opt_str(info.get("xpu"))
+    facts.git_version = _opt_str(info.get("git_version"))
+    debug = info.get("debug")
+    facts.debug = debug if isinstance(debug, bool) else None
+
+    owner = _owning_dist(torch_dists, pkg_dir)
+    if owner is not None:
+        facts.dist_version = owner.version
+        facts.installer = packages.read_installer(owner.metadata_dir)
+    if facts.version is None:
+        facts.version = facts.dist_version
+    return facts
+
+
+def _owning_dist(dists: List[packages.FoundDist], pkg_dir: str):
+    """The dist-info in the same site folder as the torch package that imports."""
+    site = os.path.realpath(os.path.dirname(pkg_dir))
+    same = [d for d in dists if os.path.realpath(d.location) == site]
+    if same:
+        return same[-1] if len(same) == 1 else max(same, key=_mtime)
+    return None
+
+
+def _mtime(dist: packages.FoundDist) -> float:
+    try:
+        return os.path.getmtime(dist.metadata_dir)
+    except OSError:
+        return 0.0

@@ -1,0 +1,267 @@
+"""Facts as a terminal report a person reads at a glance.
+
+It reports, it does not judge: whether a CPU-only torch on this machine is a
+problem is for the checks to say. Failures of the probe itself (NVML errors, a
+torch import that crashed) are shown in red because they are facts the reader
+must not miss.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from .. import builds
+from ..facts import Facts, GpuFacts, NvidiaFacts, SystemFacts, TorchFacts, TorchRuntimeFacts
+from .style import Style, size
+
+_NVML_ERRORS = {
+    "library_not_found": "NVML library not found (libnvidia-ml.so.1): no NVIDIA driver here",
+    "driver_not_loaded": "the NVIDIA kernel module is not loaded",
+    "lib_rm_version_mismatch": "Driver/library version mismatch (driver upgraded without reboot?)",
+    "no_permission": "no permission to talk to the driver",
+    "gpu_is_lost": "a GPU has fallen off the bus",
+    "unknown": "NVML reported an unknown error",
+    "timeout": "NVML did not answer (hung driver or GPU)",
+    "bindings_missing": "nvidia-ml-py is not importable",
+}
+_LABEL_WIDTH = 12
+
+Row = Tuple[str, str]
+
+
+def render_facts(facts: Facts, color: bool = False) -> str:
+    s = Style(color)
+    title = f"envcheck {facts.envcheck_version} probe"
+    when = facts.collected_at.replace("T", " ").replace("+00:00", " UTC")
+    lines = [s(title, "bold") + s(f"  {when}", "dim")]
+    if facts.overrides:
+        lines.append(s("overridden from the environment: " + ", ".join(facts.overrides), "yellow"))
+    sections = [
+        ("System", _system(facts.system)),
+        ("Python", _python(facts)),
+        ("NVIDIA", _nvidia(facts.nvidia, s)),
+        ("PyTorch", _torch(facts.torch, facts.torch_runtime, s)),
+        ("CUDA toolkit", _toolkit(facts)),
+        ("Environment", _environment(facts)),
+    ]
+    if facts.probe_errors:
+        sections.append(
+            ("Probe errors", [(e.step, s(e.message, "red")) for e in facts.probe_errors])
+        )
+    for heading, rows in sections:
+        lines.append("")
+        lines.append(s(heading, "bold"))
+        for label, value in rows:
+            first, *rest = value.splitlines() or [""]
+            lines.append(f"  {s(label.ljust(_LABEL_WIDTH), 'cyan')}{first}")
+            lines.extend(f"  {' ' * _LABEL_WIDTH}{more}" for more in rest)
+    return "\n".join(lines) + "\n"
+
+
+def _join(*parts: Optional[str]) -> str:
+    return ", ".join(p for p in parts if p)
+
+
+def _system(sysf: SystemFacts) -> List[Row]:
+    osname = sysf.distro_name or _join(sysf.os, sysf.os_version)
+    rows: List[Row] = [
+        (
+            "OS",
+            _join(
+                osname,
+                f"kernel {sysf.kernel}" if sysf.kernel and sysf.os == "Linux" else None,
+                f"glibc {sysf.glibc}" if sysf.glibc else None,
+                sysf.machine,
+                f"WSL {sysf.wsl}" if sysf.wsl else None,
+            ),
+        )
+    ]
+    if sysf.hostname:
+        rows.append(("Host", sysf.hostname))
+    if sysf.os == "Linux":
+        cg = sysf.cgroup
+        limits = _join(
+            f"cgroup v{cg.version}" if cg.version else None,
+            f"CPU quota {cg.cpu_quota:g}" if cg.cpu_quota else "no CPU quota",
+            f"memory limit {size(cg.memory_limit)}" if cg.memory_limit else "no memory limit",
+        )
+        rows.append(("Container", f"{sysf.container or 'none detected'} ({limits})"))
+    cpus = _join(
+        f"{sysf.cpus_logical} logical" if sysf.cpus_logical else None,
+        f"{sysf.cpus_physical} physical" if sysf.cpus_physical else None,
+        f"{sysf.cpus_affinity} usable" if sysf.cpus_affinity else None,
+    )
+    rows.append(("CPU", f"{sysf.cpu_model}: {cpus}" if sysf.cpu_model else cpus or "?"))
+    rows.append(
+        ("Memory", f"{size(sysf.memory_total)} total, {size(sysf.memory_available)} available")
+    )
+    if sysf.shm_total is not None:
+        rows.append(("/dev/shm", f"{size(sysf.shm_total)}, {size(sysf.shm_free)} free"))
+    for disk in sysf.disks:
+        rows.append(("Disk", f"{disk.path}: {size(disk.free)} free of {size(disk.total)}"))
+    return rows
+
+
+def _python(facts: Facts) -> List[Row]:
+    py = facts.python
+    bits = f", {py.bits}-bit" if py.bits else ""
+    env = py.env_kind if py.env_kind != "none" else "no virtual environment"
+    if py.env_name:
+        env += f" {py.env_name!r}"
+    if py.env_tool and py.env_tool != "conda":
+        env += f" ({py.env_tool})"
+    details = [env, f"pip {py.pip_version}" if py.pip_version else "no pip"]
+    if py.externally_managed:
+        details.append("externally managed (PEP 668)")
+    return [
+        ("Interpreter", f"{py.version} ({py.implementation}{bits}) {py.executable}"),
+        ("Environment", ", ".join(details)),
+    ]
+
+
+def _nvidia(nv: NvidiaFacts, s: Style) -> List[Row]:
+    rows: List[Row] = []
+    if nv.driver_version:
+        driver = nv.driver_version + s(f" (from {nv.driver_version_source})", "dim")
+        if nv.cuda_driver_version:
+            driver += f", supports CUDA {nv.cuda_driver_version}"
+        if nv.kernel_module:
+            driver += f", {nv.kernel_module} kernel module"
+        rows.append(("Driver", driver))
+    else:
+        nodes = "no /dev/nvidia* devices" if not nv.device_nodes else ", ".join(nv.device_nodes)
+        rows.append(("Driver", f"not found ({nodes})"))
+    if nv.nvml.ok:
+        rows.append(("NVML", f"ok, version {nv.nvml.version}" if nv.nvml.version else "ok"))
+    else:
+        meaning = _NVML_ERRORS.get(nv.nvml.error or "", nv.nvml.error or "failed")
+        color = "dim" if nv.nvml.error == "library_not_found" and not nv.device_nodes else "red"
+        rows.append(("NVML", s(f"{meaning} [{nv.nvml.message}]", color)))
+    if not nv.gpus:
+        rows.append(("GPUs", "none seen"))
+    for gpu in nv.gpus:
+        rows.append((f"GPU {gpu.index}", _gpu(gpu, s)))
+    return rows
+
+
+def _gpu(gpu: GpuFacts, s: Style) -> str:
+    if gpu.status == "lost":
+        return s(f"{gpu.name or 'unknown GPU'}: LOST ({'; '.join(gpu.errors.values())})", "red")
+    cc = f"sm_{gpu.compute_capability.replace('.', '')}" if gpu.compute_capability else None
+    memory = None
+    if gpu.memory_total is not None:
+        memory = size(gpu.memory_total)
+        if gpu.memory_used is not None:
+            memory += f" ({size(gpu.memory_used)} used)"
+    head = _join(
+        gpu.name,
+        cc,
+        memory,
+        f"{gpu.temperature_c} C" if gpu.temperature_c is not None else None,
+        f"MIG on, {gpu.mig_devices} instances" if gpu.mig_mode else None,
+        "ECC on" if gpu.ecc_mode else ("ECC off" if gpu.ecc_mode is False else None),
+        "persistence on" if gpu.persistence_mode else None,
+    )
+    notes = []
+    if gpu.ecc_uncorrected_volatile:
+        notes.append(f"{gpu.ecc_uncorrected_volatile} uncorrectable ECC errors")
+    if gpu.row_remap_failure:
+        notes.append("row remapping failed")
+    if gpu.row_remap_pending or gpu.retired_pages_pending:
+        notes.append("memory repair pending a GPU reset")
+    notes.extend(f"{query}: {err}" for query, err in gpu.errors.items())
+    return "\n".join([head, *[s(n, "red") for n in notes]])
+
+
+def _torch(t: TorchFacts, rt: TorchRuntimeFacts, s: Style) -> List[Row]:
+    if not t.installed:
+        rows: List[Row] = [("torch", "not installed")]
+    else:
+        build = builds.describe(t.version, t.cuda, t.hip, t.xpu)
+        installer = f", installed by {t.installer}" if t.installer else ""
+        rows = [("torch", f"{t.version} ({build}{installer})\n{s(t.location or '', 'dim')}")]
+        if t.dist_version and t.version and t.dist_version != t.version:
+            rows.append(("", s(f"metadata says {t.dist_version}: mixed files?", "red")))
+    if len(t.installs) > 1:
+        found = "; ".join(f"{d.version} in {d.location}" for d in t.installs)
+        rows.append(("Installs", s(f"{len(t.installs)} copies: {found}", "yellow")))
+    if t.companions:
+        rows.append(("Companions", "\n".join(f"{p.name} {p.version}" for p in t.companions)))
+    elif t.installed:
+        rows.append(("Companions", "none installed"))
+    if t.conda_packages:
+        rows.append(
+            (
+                "Conda",
+                "\n".join(f"{p.name} {p.version} ({p.build})" for p in t.conda_packages),
+            )
+        )
+    rows.extend(_runtime(rt, s))
+    return rows
+
+
+def _runtime(rt: TorchRuntimeFacts, s: Style) -> List[Row]:
+    if rt.status == "skipped":
+        return [("Import", s("not tried (--no-deep)", "dim"))]
+    if rt.status == "not_installed":
+        return []
+    if rt.status != "ok":
+        took = f" after {rt.duration_s:.2f} s" if rt.duration_s is not None else ""
+        return [("Import", s(f"{rt.status.replace('_', ' ')}{took}: {rt.error}", "red"))]
+    if rt.cuda_available:
+        cuda = f"CUDA available, {rt.device_count} device(s)"
+    elif rt.cuda or rt.hip:
+        why = f": {rt.cuda_warnings[0]}" if rt.cuda_warnings else ""
+        cuda = s(f"CUDA not available{why}", "yellow")
+    else:
+        cuda = "no CUDA in this build"
+    rows: List[Row] = [
+        (
+            "Import",
+            _join(
+                f"ok in {rt.duration_s:.2f} s" if rt.duration_s is not None else "ok",
+                cuda,
+                f"CPU {rt.cpu_capability}" if rt.cpu_capability else None,
+                f"{rt.num_threads} threads" if rt.num_threads else None,
+            ),
+        )
+    ]
+    for dev in rt.devices:
+        rows.append(
+            (
+                f"cuda:{dev.index}",
+                _join(dev.name, f"capability {dev.capability}", size(dev.memory_total)),
+            )
+        )
+    if rt.arch_list:
+        rows.append(("Arch list", " ".join(rt.arch_list)))
+    libs = _join(
+        f"cuDNN {rt.cudnn_version}" if rt.cudnn_version else None,
+        f"NCCL {rt.nccl_version}" if rt.nccl_version else None,
+        "bf16" if rt.bf16_supported else None,
+        "MPS available" if rt.mps_available else None,
+        "XPU available" if rt.xpu_available else None,
+    )
+    if libs:
+        rows.append(("Features", libs))
+    rows.append(("Distributed", ", ".join(rt.distributed_backends) or "no backend"))
+    if rt.loaded_libraries:
+        rows.append(("Loaded", "\n".join(rt.loaded_libraries)))
+    for query, err in rt.step_errors.items():
+        rows.append((query, s(err, "red")))
+    return rows
+
+
+def _toolkit(facts: Facts) -> List[Row]:
+    tk = facts.toolkit
+    if not tk.nvcc_path:
+        home = f" (CUDA_HOME {tk.cuda_home})" if tk.cuda_home else ""
+        return [("nvcc", f"not found{home}")]
+    home = f", CUDA_HOME {tk.cuda_home} (from {tk.cuda_home_source})" if tk.cuda_home else ""
+    return [("nvcc", f"{tk.nvcc_version or 'unknown version'} at {tk.nvcc_path}{home}")]
+
+
+def _environment(facts: Facts) -> List[Row]:
+    if not facts.environment:
+        return [("", "none of the variables that matter is set")]
+    return [("", "\n".join(f"{k}={v}" for k, v in facts.environment.items()))]
