@@ -12,6 +12,7 @@ slow child (importing torch takes a second) with its own work.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -110,10 +111,8 @@ class Child:
 
     def _kill_group(self) -> None:
         if os.name == "posix":
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         elif self._proc.poll() is None:  # pragma: no cover - Windows
             subprocess.run(
                 ["taskkill", "/F", "/T", "/PID", str(self._proc.pid)],

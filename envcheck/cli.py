@@ -56,9 +56,7 @@ def cli(ctx: click.Context) -> None:
     is_flag=True,
     help="Keep GPU UUIDs and the host name (redacted by default, so reports can be shared).",
 )
-def probe(
-    as_json: bool, deep: bool, timeout: float, python: Optional[str], show_ids: bool
-) -> None:
+def probe(as_json: bool, deep: bool, timeout: float, python: Optional[str], show_ids: bool) -> None:
     """Observe this machine: system, Python, NVIDIA driver and GPUs, torch, CUDA toolkit.
 
     Nothing is judged here (that is `envcheck check`); every fact is reported as

@@ -56,8 +56,16 @@ EXACT = frozenset(
         "UV_CUDA_DRIVER_VERSION",
     }
 )
-PREFIXES = ("NCCL_", "TORCH_", "PYTORCH_", "TORCHINDUCTOR_", "TRITON_", "CUBLAS_", "CUDNN_",
-            "ENVCHECK_")
+PREFIXES = (
+    "NCCL_",
+    "TORCH_",
+    "PYTORCH_",
+    "TORCHINDUCTOR_",
+    "TRITON_",
+    "CUBLAS_",
+    "CUDNN_",
+    "ENVCHECK_",
+)
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|PASSWD|CREDENTIAL|AUTH|API_?KEY|PRIVATE", re.I)
 _URL_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@")
 _GPU_UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")

@@ -15,6 +15,7 @@ NVML's own message; a query a GPU does not support is simply left None.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from pathlib import Path
@@ -120,7 +121,7 @@ def cuda_version_from_int(value: int) -> str:
 def _nvml_worker(nvml: ModuleType, box: Dict[str, Any], show_ids: bool) -> None:
     try:
         box["result"] = _query_nvml(nvml, show_ids)
-    except BaseException as exc:  # noqa: BLE001 - the probe must not raise
+    except BaseException as exc:
         box["crash"] = f"{type(exc).__name__}: {exc}"
 
 
@@ -154,16 +155,15 @@ def _query_nvml(nvml: ModuleType, show_ids: bool) -> _NvmlResult:
             return out
         out.gpus = [_query_gpu(nvml, names, i, show_ids) for i in range(count)]
     finally:
-        try:
+        with contextlib.suppress(Exception):
             nvml.nvmlShutdown()
-        except Exception:
-            pass
     return out
 
 
 def _cuda_driver_version_fn(nvml: ModuleType) -> Callable[[], Any]:
-    return getattr(nvml, "nvmlSystemGetCudaDriverVersion_v2", None) or getattr(
-        nvml, "nvmlSystemGetCudaDriverVersion"
+    return (
+        getattr(nvml, "nvmlSystemGetCudaDriverVersion_v2", None)
+        or nvml.nvmlSystemGetCudaDriverVersion
     )
 
 

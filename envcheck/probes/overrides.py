@@ -19,6 +19,7 @@ an :class:`OverrideError` naming the variable, never a silently ignored value.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
@@ -120,15 +121,11 @@ def _coerce(section_cls: type, name: str, raw: str, variable: str) -> Any:
     """
     tp = field_type(section_cls, name)
     readings: List[Any] = []
-    try:
+    with contextlib.suppress(json.JSONDecodeError):
         readings.append(json.loads(raw))
-    except json.JSONDecodeError:
-        pass
     readings.append(raw)
-    try:
+    with contextlib.suppress(ValueError):
         readings.append(parse_size(raw))
-    except ValueError:
-        pass
     errors = []
     for value in readings:
         try:
@@ -177,4 +174,3 @@ def apply_overrides(facts: Facts, overrides: List[Override]) -> None:
         facts.overrides.append(f"{item.section}.{item.name}")
         if (item.section, item.name) == ("nvidia", "driver_version"):
             facts.nvidia.driver_version_source = "override"
-

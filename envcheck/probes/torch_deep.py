@@ -151,4 +151,3 @@ def _fill(facts: TorchRuntimeFacts, data: Dict[str, Any]) -> None:
                 facts.devices.append(convert(CudaDeviceFacts, raw, "devices"))
             except FactsError:
                 continue
-
