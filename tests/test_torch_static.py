@@ -7,6 +7,7 @@ import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -16,7 +17,7 @@ from envcheck.probes.torch_static import probe_torch_static, read_version_file
 from tests.sitetree import add_dist, add_torch
 
 
-def probe_site(*sites: Path, prefix: Path = None):
+def probe_site(*sites: Path, prefix: Optional[Path] = None):
     origin = None
     for site in sites:
         init = site / "torch" / "__init__.py"
