@@ -25,7 +25,9 @@ class InterpreterError(RuntimeError):
 
 def snapshot(python: Optional[str] = None, timeout: float = 20.0) -> Dict[str, Any]:
     """Raw facts about ``python`` (default: this interpreter)."""
-    if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
+    # Compare paths, not their targets: every venv's python is a link to the same
+    # base interpreter, and the venv is told apart only by where the link lives.
+    if python is None or os.path.abspath(python) == os.path.abspath(sys.executable):
         return interpreter.snapshot()
     try:
         result = _proc.run([python, interpreter.__file__], timeout=timeout)
