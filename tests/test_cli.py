@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -17,7 +18,9 @@ from envcheck.facts import Facts
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
-def envcheck(*args: str, env: dict = None, timeout: float = 180) -> subprocess.CompletedProcess:
+def envcheck(
+    *args: str, env: Optional[dict] = None, timeout: float = 180
+) -> subprocess.CompletedProcess:
     full_env = dict(os.environ)
     for name in list(full_env):
         if name.startswith("ENVCHECK_") or name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):

@@ -48,13 +48,31 @@ def test_unknown_keys_are_ignored_and_missing_ones_default() -> None:
         ('{"schema_version": 99}', "schema_version 99 is newer than this envcheck understands"),
         ('{"schema_version": "1"}', "schema_version: expected an integer"),
         ('{"system": []}', "system: expected an object, got a list"),
-        ('{"system": {"cpus_logical": "eight"}}', "system.cpus_logical: expected an integer, got a string"),
-        ('{"system": {"cpus_logical": true}}', "system.cpus_logical: expected an integer, got a boolean"),
-        ('{"nvidia": {"gpus": [{"index": 0}, {"index": "1"}]}}', r"nvidia.gpus\[1\].index: expected an integer"),
+        (
+            '{"system": {"cpus_logical": "eight"}}',
+            "system.cpus_logical: expected an integer, got a string",
+        ),
+        (
+            '{"system": {"cpus_logical": true}}',
+            "system.cpus_logical: expected an integer, got a boolean",
+        ),
+        (
+            '{"nvidia": {"gpus": [{"index": 0}, {"index": "1"}]}}',
+            r"nvidia.gpus\[1\].index: expected an integer",
+        ),
         ('{"nvidia": {"gpus": {"index": 0}}}', "nvidia.gpus: expected a list, got an object"),
-        ('{"python": {"externally_managed": "no"}}', "python.externally_managed: expected true or false"),
-        ('{"environment": {"CUDA_HOME": 5}}', "environment.CUDA_HOME: expected a string, got an integer"),
-        ('{"torch_runtime": {"duration_s": "fast"}}', "torch_runtime.duration_s: expected a number"),
+        (
+            '{"python": {"externally_managed": "no"}}',
+            "python.externally_managed: expected true or false",
+        ),
+        (
+            '{"environment": {"CUDA_HOME": 5}}',
+            "environment.CUDA_HOME: expected a string, got an integer",
+        ),
+        (
+            '{"torch_runtime": {"duration_s": "fast"}}',
+            "torch_runtime.duration_s: expected a number",
+        ),
     ],
 )
 def test_bad_documents_name_the_field(document: str, message: str) -> None:
@@ -84,9 +102,21 @@ def test_every_field_is_documented() -> None:
     import envcheck.facts as m
 
     for section in (
-        m.Facts, m.SystemFacts, m.CgroupFacts, m.DiskFacts, m.PythonFacts, m.NvidiaFacts,
-        m.NvmlStatus, m.GpuFacts, m.TorchFacts, m.PackageFacts, m.CondaPackageFacts,
-        m.TorchRuntimeFacts, m.CudaDeviceFacts, m.ToolkitFacts, m.ProbeError,
+        m.Facts,
+        m.SystemFacts,
+        m.CgroupFacts,
+        m.DiskFacts,
+        m.PythonFacts,
+        m.NvidiaFacts,
+        m.NvmlStatus,
+        m.GpuFacts,
+        m.TorchFacts,
+        m.PackageFacts,
+        m.CondaPackageFacts,
+        m.TorchRuntimeFacts,
+        m.CudaDeviceFacts,
+        m.ToolkitFacts,
+        m.ProbeError,
     ):
         walk(section, "")
     assert missing == []

@@ -25,7 +25,10 @@ def test_probe_assembles_every_section(tmp_path: Path) -> None:
     environ = dict(os.environ)
     environ.update({"NCCL_DEBUG": "INFO", "ENVCHECK_FACT_SYSTEM_SHM_TOTAL": "64MiB"})
     facts = probe(
-        deep=False, root=fake_root(tmp_path), nvml=make_nvml(MACHINES["8xH100-SXM"]), environ=environ
+        deep=False,
+        root=fake_root(tmp_path),
+        nvml=make_nvml(MACHINES["8xH100-SXM"]),
+        environ=environ,
     )
     assert facts.probe_errors == []
     assert facts.source == "probe" and facts.collected_at.endswith("+00:00")
@@ -41,10 +44,17 @@ def test_probe_assembles_every_section(tmp_path: Path) -> None:
 def test_a_failing_step_is_recorded_and_the_rest_still_runs(tmp_path: Path) -> None:
     """An 'interpreter' that answers with the wrong shape of data breaks two steps, not the probe."""
     liar = tmp_path / "python"
-    liar.write_text('#!/bin/sh\necho \'{"version": "3.12.0", "sys_path": 5, "prefix": "/nowhere"}\'\n')
+    liar.write_text(
+        '#!/bin/sh\necho \'{"version": "3.12.0", "sys_path": 5, "prefix": "/nowhere"}\'\n'
+    )
     liar.chmod(liar.stat().st_mode | stat.S_IXUSR)
-    facts = probe(deep=False, python=str(liar), root=fake_root(tmp_path),
-                  nvml=make_nvml(MACHINES["library-missing"]), environ={})
+    facts = probe(
+        deep=False,
+        python=str(liar),
+        root=fake_root(tmp_path),
+        nvml=make_nvml(MACHINES["library-missing"]),
+        environ={},
+    )
     steps = {e.step for e in facts.probe_errors}
     assert steps == {"python", "torch"}
     assert all("TypeError" in e.message for e in facts.probe_errors)

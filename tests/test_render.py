@@ -30,19 +30,33 @@ def machine(tmp_path: Path, name: str) -> Facts:
 
 def test_gpu_server(tmp_path: Path) -> None:
     facts = machine(tmp_path, "8xH100-SXM")
-    facts.torch = TorchFacts(installed=True, version="2.7.1+cu128", cuda="12.8", installer="pip",
-                             location="/opt/venv/lib/python3.12/site-packages/torch",
-                             companions=[PackageFacts("nvidia-nccl-cu12", "2.26.2")])
+    facts.torch = TorchFacts(
+        installed=True,
+        version="2.7.1+cu128",
+        cuda="12.8",
+        installer="pip",
+        location="/opt/venv/lib/python3.12/site-packages/torch",
+        companions=[PackageFacts("nvidia-nccl-cu12", "2.26.2")],
+    )
     facts.torch_runtime = TorchRuntimeFacts(
-        status="ok", duration_s=2.5, cuda_available=True, device_count=8,
+        status="ok",
+        duration_s=2.5,
+        cuda_available=True,
+        device_count=8,
         devices=[CudaDeviceFacts(0, "NVIDIA H100 80GB HBM3", "9.0", 85520809984, 132)],
-        arch_list=["sm_80", "sm_90", "sm_100", "sm_120"], nccl_version="2.26.2",
-        cudnn_version=90701, bf16_supported=True, distributed_backends=["gloo", "nccl"],
+        arch_list=["sm_80", "sm_90", "sm_100", "sm_120"],
+        nccl_version="2.26.2",
+        cudnn_version=90701,
+        bf16_supported=True,
+        distributed_backends=["gloo", "nccl"],
     )
     text = render_facts(facts)
     assert "envcheck 0.1.0 probe  2026-12-02 10:00:00 UTC" in text
     assert "550.54.15 (from nvml), supports CUDA 12.4" in text
-    assert "GPU 7       NVIDIA H100 80GB HBM3, sm_90, 79.6 GiB (1.0 MiB used), 38 C, ECC on, persistence on" in text
+    assert (
+        "GPU 7       NVIDIA H100 80GB HBM3, sm_90, 79.6 GiB (1.0 MiB used), 38 C, ECC on, persistence on"
+        in text
+    )
     assert "2.7.1+cu128 (CUDA 12.8 build, installed by pip)" in text
     assert "nvidia-nccl-cu12 2.26.2" in text
     assert "ok in 2.50 s, CUDA available, 8 device(s)" in text
@@ -67,24 +81,34 @@ def test_nvml_failure_is_explained(tmp_path: Path) -> None:
 def test_crashed_import_is_shown_with_its_reason(tmp_path: Path) -> None:
     facts = machine(tmp_path, "library-missing")
     facts.torch = TorchFacts(installed=True, version="2.8.0+cu128", cuda="12.8")
-    facts.torch_runtime = TorchRuntimeFacts(status="crashed", duration_s=0.8,
-                                            error="killed by SIGSEGV during `import torch`")
+    facts.torch_runtime = TorchRuntimeFacts(
+        status="crashed", duration_s=0.8, error="killed by SIGSEGV during `import torch`"
+    )
     text = render_facts(facts, color=True)
     assert "crashed after 0.80 s: killed by SIGSEGV during `import torch`" in text
     assert "\x1b[31m" in text  # red
 
 
 def test_duplicate_installs_are_listed() -> None:
-    facts = Facts(torch=TorchFacts(installed=True, version="2.3.1", installs=[
-        PackageFacts("torch", "2.3.1", "/home/u/.local/lib/python3.11/site-packages"),
-        PackageFacts("torch", "2.7.1", "/opt/venv/lib/python3.11/site-packages"),
-    ]))
+    facts = Facts(
+        torch=TorchFacts(
+            installed=True,
+            version="2.3.1",
+            installs=[
+                PackageFacts("torch", "2.3.1", "/home/u/.local/lib/python3.11/site-packages"),
+                PackageFacts("torch", "2.7.1", "/opt/venv/lib/python3.11/site-packages"),
+            ],
+        )
+    )
     assert "2 copies: 2.3.1 in /home/u/.local" in render_facts(facts)
 
 
 def test_sizes() -> None:
     assert [size(v) for v in (None, 512, 64 * 1024**2, 81559 * 1024**2)] == [
-        "?", "512 B", "64.0 MiB", "79.6 GiB",
+        "?",
+        "512 B",
+        "64.0 MiB",
+        "79.6 GiB",
     ]
 
 
