@@ -126,3 +126,21 @@ def test_colour_policy() -> None:
     assert use_color(_Stream(True), {"NO_COLOR": "1"}) is False
     assert use_color(_Stream(False), {"FORCE_COLOR": "1"}) is True
     assert use_color(_Stream(True), {"NO_COLOR": ""}) is True  # empty NO_COLOR is unset
+
+
+def test_hint_when_another_venv_is_active() -> None:
+    """envcheck run from pipx/uvx describes its own env: say which one the user meant."""
+    from envcheck.facts import PythonFacts
+
+    facts = Facts(
+        python=PythonFacts(
+            version="3.12.3",
+            executable="/home/u/.local/pipx/venvs/torch-envcheck/bin/python",
+            prefix="/home/u/.local/pipx/venvs/torch-envcheck",
+            env_kind="venv",
+        ),
+        environment={"VIRTUAL_ENV": "/work/project/.venv"},
+    )
+    assert "envcheck probe --python /work/project/.venv/bin/python" in render_facts(facts)
+    facts.environment["VIRTUAL_ENV"] = facts.python.prefix
+    assert "--python" not in render_facts(facts)

@@ -8,6 +8,7 @@ must not miss.
 
 from __future__ import annotations
 
+import os
 from typing import List, Optional, Tuple
 
 from .. import builds
@@ -113,10 +114,20 @@ def _python(facts: Facts) -> List[Row]:
     details = [env, f"pip {py.pip_version}" if py.pip_version else "no pip"]
     if py.externally_managed:
         details.append("externally managed (PEP 668)")
-    return [
+    rows: List[Row] = [
         ("Interpreter", f"{py.version} ({py.implementation}{bits}) {py.executable}"),
         ("Environment", ", ".join(details)),
     ]
+    active = facts.environment.get("VIRTUAL_ENV")
+    if active and py.prefix and os.path.realpath(active) != os.path.realpath(py.prefix):
+        rows.append(
+            (
+                "Note",
+                f"the active venv is {active}, not this one: to check it, run\n"
+                f"envcheck probe --python {os.path.join(active, 'bin', 'python')}",
+            )
+        )
+    return rows
 
 
 def _nvidia(nv: NvidiaFacts, s: Style) -> List[Row]:
