@@ -8,7 +8,6 @@ must not miss.
 
 from __future__ import annotations
 
-import os
 from typing import List, Optional, Tuple
 
 from .. import builds
@@ -119,12 +118,13 @@ def _python(facts: Facts) -> List[Row]:
         ("Environment", ", ".join(details)),
     ]
     active = facts.environment.get("VIRTUAL_ENV")
-    if active and py.prefix and os.path.realpath(active) != os.path.realpath(py.prefix):
+    if active and py.prefix and active.rstrip("/\\") != py.prefix.rstrip("/\\"):
+        exe = "Scripts\\python.exe" if facts.system.os == "Windows" else "bin/python"
         rows.append(
             (
                 "Note",
                 f"the active venv is {active}, not this one: to check it, run\n"
-                f"envcheck probe --python {os.path.join(active, 'bin', 'python')}",
+                f"envcheck probe --python {active.rstrip('/')}/{exe}",
             )
         )
     return rows
