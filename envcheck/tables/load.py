@@ -1,0 +1,438 @@
+"""Load and validate compat_tables/*.json.
+
+A table that does not validate is refused with the file, the record and the
+field named (``torch_releases.json: releases[12] (2.5): python.min: 'x' is not a
+version``); envcheck never runs on half-read knowledge. A directory given with
+``--tables`` or ``ENVCHECK_TABLES`` may hold only some of the files: the others
+come from the built-in tables, and ``Tables.files`` says which is which.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from .model import (
+    PLATFORMS,
+    Caveat,
+    Family,
+    GpuModel,
+    MinorCompat,
+    Provenance,
+    Release,
+    SassRule,
+    TableFile,
+    Tables,
+    Toolkit,
+)
+
+SCHEMA_VERSION = 1
+TABLE_NAMES = ("torch_releases", "cuda_driver", "gpu_arches")
+ENV_VAR = "ENVCHECK_TABLES"
+
+_VARIANT = re.compile(r"^(cpu|cu\d{2,3}|rocm\d+(?:\.\d+)*|xpu)$")
+_ARCH = re.compile(r"^(sm|compute)_\d{2,3}[af]?$")
+_MINOR = re.compile(r"^\d+\.\d+$")
+
+
+class TableError(ValueError):
+    """A compatibility table that cannot be used; the message names file, record, field."""
+
+
+def builtin_dir() -> Path:
+    """compat_tables/ inside the installed package, or at the top of a source checkout."""
+    package = Path(__file__).resolve().parent.parent
+    shipped = package / "compat_tables"
+    return shipped if shipped.is_dir() else package.parent / "compat_tables"
+
+
+class _Reader:
+    """Typed access to one JSON document that reports where a bad value sits."""
+
+    def __init__(self, file: str, sources: Mapping[str, str]) -> None:
+        self.file = file
+        self.sources = sources
+
+    def fail(self, where: str, message: str) -> TableError:
+        return TableError(f"{self.file}: {where}: {message}")
+
+    def get(self, obj: Mapping[str, Any], key: str, where: str, kind: type, optional=False) -> Any:
+        if not isinstance(obj, dict):
+            raise self.fail(where, f"expected an object, got {type(obj).__name__}")
+        if key not in obj or obj[key] is None:
+            if optional:
+                return None
+            raise self.fail(where, f"missing field {key!r}")
+        value = obj[key]
+        if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+            raise self.fail(f"{where}.{key}", f"expected {kind.__name__}, got {value!r}")
+        return value
+
+    def version(self, text: Any, where: str) -> Version:
+        if not isinstance(text, str):
+            raise self.fail(where, f"expected a version string, got {text!r}")
+        try:
+            return Version(text)
+        except InvalidVersion:
+            raise self.fail(where, f"{text!r} is not a version") from None
+
+    def opt_version(self, text: Any, where: str) -> Optional[Version]:
+        return None if text is None else self.version(text, where)
+
+    def provenance(self, raw: Mapping[str, Any], where: str, fields: List[str]) -> Provenance:
+        sources = self.get(raw, "sources", where, list)
+        if not sources:
+            raise self.fail(where, "a record needs at least one source")
+        for s in sources:
+            if not isinstance(s, str) or not (s in self.sources or "://" in s or " " in s):
+                raise self.fail(f"{where}.sources", f"{s!r} is neither a known key nor a reference")
+        inferred = self.get(raw, "inferred", where, list, optional=True) or []
+        for name in inferred:
+            if not isinstance(name, str) or name.split(".")[0] not in fields:
+                raise self.fail(f"{where}.inferred", f"{name!r} names no field of this record")
+        notes = self.get(raw, "notes", where, dict, optional=True) or {}
+        return Provenance(tuple(sources), tuple(inferred), dict(notes))
+
+
+def _document(path: Path, name: str) -> Dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TableError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise TableError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise TableError(f"{path}: expected a JSON object")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise TableError(
+            f"{path}: schema_version {version!r} is not {SCHEMA_VERSION}, the one this envcheck reads"
+        )
+    if data.get("table") != name:
+        raise TableError(f"{path}: 'table' is {data.get('table')!r}, expected {name!r}")
+    as_of = data.get("as_of")
+    try:
+        datetime.date.fromisoformat(str(as_of))
+    except ValueError:
+        raise TableError(f"{path}: as_of {as_of!r} is not a date (YYYY-MM-DD)") from None
+    return data
+
+
+# --------------------------------------------------------------------------- torch releases
+
+_RELEASE_FIELDS = [
+    "minor",
+    "versions",
+    "released",
+    "python",
+    "platforms",
+    "variants",
+    "default_variant",
+    "torchvision",
+    "torchaudio",
+    "compatible",
+    "arch_lists",
+    "arch_lists_aarch64",
+    "bundled",
+]
+
+
+def _variants(r: _Reader, values: Any, where: str) -> Optional[Tuple[str, ...]]:
+    if values is None:
+        return None
+    if not isinstance(values, list):
+        raise r.fail(where, f"expected a list, got {values!r}")
+    for v in values:
+        if not isinstance(v, str) or not _VARIANT.match(v):
+            raise r.fail(where, f"{v!r} is not a wheel variant (cpu, cuXYZ, rocmX.Y, xpu)")
+    return tuple(values)
+
+
+def _arch_lists(r: _Reader, raw: Any, where: str) -> Dict[str, Tuple[str, ...]]:
+    if not isinstance(raw, dict):
+        raise r.fail(where, "expected an object")
+    out = {}
+    for variant, arches in raw.items():
+        _variants(r, [variant], f"{where}.{variant}")
+        if not isinstance(arches, list) or not arches:
+            raise r.fail(f"{where}.{variant}", "expected a non-empty list of sm_XY / compute_XY")
+        for a in arches:
+            if not isinstance(a, str) or not _ARCH.match(a):
+                raise r.fail(f"{where}.{variant}", f"{a!r} is not sm_XY or compute_XY")
+        out[variant] = tuple(arches)
+    return out
+
+
+def _companions(r: _Reader, raw: Any, where: str, versions: List[str]) -> Dict[str, Optional[str]]:
+    if not isinstance(raw, dict):
+        raise r.fail(where, "expected an object of torch version -> version")
+    for torch, comp in raw.items():
+        if torch not in versions:
+            raise r.fail(where, f"{torch!r} is not one of this release's versions")
+        r.opt_version(comp, f"{where}.{torch}")
+    return dict(raw)
+
+
+def _release(r: _Reader, raw: Any, where: str) -> Release:
+    minor = r.get(raw, "minor", where, str)
+    if not _MINOR.match(minor):
+        raise r.fail(f"{where}.minor", f"{minor!r} is not MAJOR.MINOR")
+    where = f"{where} ({minor})"
+    version_texts = r.get(raw, "versions", where, list)
+    versions = tuple(r.version(v, f"{where}.versions") for v in version_texts)
+    for v in versions:
+        if f"{v.major}.{v.minor}" != minor:
+            raise r.fail(f"{where}.versions", f"{v} does not belong to {minor}")
+    if len(set(versions)) != len(versions):
+        raise r.fail(f"{where}.versions", "a version is listed twice")
+    py = r.get(raw, "python", where, dict)
+    py_min = r.version(py.get("min"), f"{where}.python.min")
+    py_max = r.version(py.get("max"), f"{where}.python.max")
+    if py_min > py_max:
+        raise r.fail(f"{where}.python", f"min {py_min} is above max {py_max}")
+    platforms = r.get(raw, "platforms", where, list)
+    for p in platforms:
+        if p not in PLATFORMS:
+            raise r.fail(f"{where}.platforms", f"{p!r} is not one of {', '.join(PLATFORMS)}")
+    var = r.get(raw, "variants", where, dict)
+    cuda = _variants(r, var.get("cuda"), f"{where}.variants.cuda")
+    default = r.get(raw, "default_variant", where, dict)
+    for plat, variant in default.items():
+        if plat not in platforms:
+            raise r.fail(f"{where}.default_variant", f"{plat!r} has no wheels in this release")
+        _variants(r, [variant], f"{where}.default_variant.{plat}")
+    compatible = {}
+    for name, spec in (r.get(raw, "compatible", where, dict, optional=True) or {}).items():
+        try:
+            compatible[name] = SpecifierSet(spec)
+        except (InvalidSpecifier, TypeError):
+            raise r.fail(f"{where}.compatible.{name}", f"{spec!r} is not a specifier") from None
+    bundled = r.get(raw, "bundled", where, dict, optional=True) or {}
+    for variant, libs in bundled.items():
+        _variants(r, [variant], f"{where}.bundled")
+        for lib, value in libs.items():
+            if not isinstance(value, str):
+                raise r.fail(
+                    f"{where}.bundled.{variant}.{lib}", f"expected a string, got {value!r}"
+                )
+    xpu = var.get("xpu")
+    if xpu is not None and not isinstance(xpu, bool):
+        raise r.fail(f"{where}.variants.xpu", f"expected true, false or null, got {xpu!r}")
+    return Release(
+        minor=minor,
+        versions=versions,
+        released=r.get(raw, "released", where, str, optional=True),
+        python_min=py_min,
+        python_max=py_max,
+        platforms=frozenset(platforms),
+        cuda_variants=cuda,
+        cuda_aarch64_variants=_variants(
+            r, var.get("cuda_aarch64"), f"{where}.variants.cuda_aarch64"
+        ),
+        rocm_variants=_variants(r, var.get("rocm"), f"{where}.variants.rocm"),
+        xpu=xpu,
+        cpu=bool(var.get("cpu", True)),
+        default_variant=dict(default),
+        torchvision=_companions(
+            r, raw.get("torchvision", {}), f"{where}.torchvision", version_texts
+        ),
+        torchaudio=_companions(r, raw.get("torchaudio", {}), f"{where}.torchaudio", version_texts),
+        compatible=compatible,
+        arch_lists=_arch_lists(r, raw.get("arch_lists", {}), f"{where}.arch_lists"),
+        arch_lists_aarch64=_arch_lists(
+            r, raw.get("arch_lists_aarch64", {}), f"{where}.arch_lists_aarch64"
+        ),
+        bundled={v: dict(libs) for v, libs in bundled.items()},
+        provenance=r.provenance(raw, where, _RELEASE_FIELDS),
+    )
+
+
+def _torch_releases(data: Dict[str, Any], file: str) -> Tuple[Tuple[Release, ...], Dict[str, str]]:
+    sources = data.get("sources")
+    if not isinstance(sources, dict):
+        raise TableError(f"{file}: 'sources' must map source keys to references")
+    r = _Reader(file, sources)
+    raws = r.get(data, "releases", "document", list)
+    releases = [_release(r, raw, f"releases[{i}]") for i, raw in enumerate(raws)]
+    seen: Dict[str, int] = {}
+    for i, rel in enumerate(releases):
+        if rel.minor in seen:
+            raise TableError(
+                f"{file}: releases[{i}]: {rel.minor} is also releases[{seen[rel.minor]}]"
+            )
+        seen[rel.minor] = i
+    if not releases:
+        raise TableError(f"{file}: no releases")
+    releases.sort(key=lambda rel: Version(rel.minor))
+    return tuple(releases), dict(sources)
+
+
+# --------------------------------------------------------------------------- CUDA and drivers
+
+
+def _cuda_driver(data: Dict[str, Any], file: str):
+    r = _Reader(file, {})
+    toolkits = []
+    for i, raw in enumerate(r.get(data, "toolkits", "document", list)):
+        where = f"toolkits[{i}]"
+        cuda = r.version(r.get(raw, "cuda", where, str), f"{where}.cuda")
+        where = f"{where} ({cuda})"
+        toolkits.append(
+            Toolkit(
+                cuda=cuda,
+                linux=r.opt_version(raw.get("linux"), f"{where}.linux"),
+                windows=r.opt_version(raw.get("windows"), f"{where}.windows"),
+                provenance=r.provenance(raw, where, ["cuda", "linux", "windows", "release"]),
+            )
+        )
+    keys = [(t.cuda.major, t.cuda.minor) for t in toolkits]
+    if len(set(keys)) != len(keys):
+        raise TableError(f"{file}: toolkits: a CUDA version is listed twice")
+    compat = {}
+    for i, raw in enumerate(r.get(data, "minor_version_compatibility", "document", list)):
+        where = f"minor_version_compatibility[{i}]"
+        major = r.get(raw, "cuda_major", where, int)
+        if major in compat:
+            raise TableError(f"{file}: {where}: CUDA {major} is listed twice")
+        compat[major] = MinorCompat(
+            cuda_major=major,
+            linux=r.opt_version(raw.get("linux"), f"{where}.linux"),
+            windows=r.opt_version(raw.get("windows"), f"{where}.windows"),
+            branch=r.get(raw, "branch", where, int, optional=True),
+            provenance=r.provenance(raw, where, ["cuda_major", "linux", "windows", "branch"]),
+        )
+    caveats = tuple(
+        Caveat(r.get(c, "id", f"caveats[{i}]", str), r.get(c, "text", f"caveats[{i}]", str))
+        for i, c in enumerate(r.get(data, "caveats", "document", list, optional=True) or [])
+    )
+    branches: Dict[int, str] = {}
+    for i, raw in enumerate(r.get(data, "driver_branches", "document", list)):
+        where = f"driver_branches[{i}]"
+        branch = r.get(raw, "branch", where, int)
+        cuda = r.get(raw, "cuda", where, str)
+        r.version(cuda, f"{where}.cuda")
+        r.provenance(raw, where, ["branch", "cuda"])
+        if branch in branches:
+            raise TableError(f"{file}: {where}: branch {branch} is listed twice")
+        branches[branch] = cuda
+    toolkits.sort(key=lambda t: t.cuda)
+    return tuple(toolkits), compat, caveats, branches
+
+
+# --------------------------------------------------------------------------- GPUs
+
+
+def _gpu_arches(data: Dict[str, Any], file: str):
+    r = _Reader(file, {})
+    cc = re.compile(r"^\d+\.\d+$")
+    families = []
+    for i, raw in enumerate(r.get(data, "families", "document", list)):
+        where = f"families[{i}]"
+        name = r.get(raw, "family", where, str)
+        caps = r.get(raw, "capabilities", where, list)
+        for c in caps:
+            if not isinstance(c, str) or not cc.match(c):
+                raise r.fail(f"{where}.capabilities", f"{c!r} is not a compute capability")
+        families.append(
+            Family(
+                name=name,
+                capabilities=tuple(caps),
+                first_cuda=r.opt_version(raw.get("first_cuda"), f"{where}.first_cuda"),
+                last_cuda_major=r.get(raw, "last_cuda_major", where, int, optional=True),
+                last_driver_branch=r.get(raw, "last_driver_branch", where, int, optional=True),
+                provenance=r.provenance(
+                    raw,
+                    where,
+                    [
+                        "family",
+                        "capabilities",
+                        "first_cuda",
+                        "last_cuda_major",
+                        "last_driver_branch",
+                    ],
+                ),
+            )
+        )
+    sass_raw = r.get(data, "sass_compatibility", "document", dict)
+    r.provenance(sass_raw, "sass_compatibility", ["rules", "ptx"])
+    rules = {}
+    for arch, rule in r.get(sass_raw, "rules", "sass_compatibility", dict).items():
+        where = f"sass_compatibility.rules.{arch}"
+        if not _ARCH.match(arch) or not isinstance(rule, dict):
+            raise r.fail(where, "expected sm_XY -> {only} or {min, below[, except]}")
+        for c in list(rule.get("only", [])) + [rule.get("min"), rule.get("below")]:
+            if c is not None and not cc.match(str(c)):
+                raise r.fail(where, f"{c!r} is not a compute capability")
+        if not rule.get("only") and not (rule.get("min") and rule.get("below")):
+            raise r.fail(where, "needs 'only', or 'min' and 'below'")
+        rules[arch] = SassRule(
+            only=tuple(rule.get("only", ())),
+            min=rule.get("min"),
+            below=rule.get("below"),
+            exclude=tuple(rule.get("except", ())),
+        )
+    gpus = []
+    names = set()
+    for i, raw in enumerate(r.get(data, "gpus", "document", list)):
+        where = f"gpus[{i}]"
+        name = r.get(raw, "name", where, str)
+        cap = r.get(raw, "capability", where, str)
+        if not cc.match(cap):
+            raise r.fail(f"{where}.capability", f"{cap!r} is not a compute capability")
+        if name in names:
+            raise r.fail(where, f"{name!r} is listed twice")
+        names.add(name)
+        r.provenance(raw, where, ["name", "capability", "family", "segment"])
+        gpus.append(GpuModel(name, cap, r.get(raw, "family", where, str), raw.get("segment", "")))
+    return tuple(families), rules, tuple(gpus)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def tables_dir_from_env(environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    env = os.environ if environ is None else environ
+    return env.get(ENV_VAR) or None
+
+
+def load_tables(directory: Optional[os.PathLike] = None) -> Tables:
+    """Load every table; ``directory`` files replace the built-in ones they name."""
+    builtin = builtin_dir()
+    user = Path(directory) if directory else None
+    if user is not None and not user.is_dir():
+        raise TableError(f"{user}: not a folder of compatibility tables")
+    docs: Dict[str, Dict[str, Any]] = {}
+    files: Dict[str, TableFile] = {}
+    for name in TABLE_NAMES:
+        path = builtin / f"{name}.json"
+        if user is not None and (user / f"{name}.json").is_file():
+            path = user / f"{name}.json"
+        data = _document(path, name)
+        docs[name] = data
+        files[name] = TableFile(
+            name, path, data["schema_version"], data["as_of"], path.parent == builtin
+        )
+    releases, sources = _torch_releases(docs["torch_releases"], str(files["torch_releases"].path))
+    toolkits, compat, caveats, branches = _cuda_driver(
+        docs["cuda_driver"], str(files["cuda_driver"].path)
+    )
+    families, rules, gpus = _gpu_arches(docs["gpu_arches"], str(files["gpu_arches"].path))
+    return Tables(
+        files=files,
+        releases=releases,
+        toolkits=toolkits,
+        minor_compat=compat,
+        caveats=caveats,
+        driver_branches=branches,
+        families=families,
+        sass_rules=rules,
+        gpus=gpus,
+        sources=sources,
+    )

@@ -1,0 +1,248 @@
+"""The compatibility tables as typed, immutable values, with the questions code asks.
+
+Code asks questions ("which CUDA variants did torch 2.7 publish?", "what driver
+does CUDA 12.8 need?", "does an sm_90 kernel run on a 9.0 GPU?"); the answers
+live in compat_tables/*.json. Every comparison goes through
+``packaging.version.Version``: driver 535.104.05 is (535, 104, 5).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "macos-x86_64")
+
+
+def parse_version(text: Optional[str]) -> Optional[Version]:
+    if not text:
+        return None
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def minor_of(version: Version) -> str:
+    return f"{version.major}.{version.minor}"
+
+
+def capability_key(cc: str) -> Tuple[int, int]:
+    major, _, minor = cc.partition(".")
+    return int(major), int(minor or 0)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    sources: Tuple[str, ...]
+    inferred: Tuple[str, ...] = ()
+    notes: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Release:
+    minor: str
+    versions: Tuple[Version, ...]
+    released: Optional[str]
+    python_min: Version
+    python_max: Version
+    platforms: FrozenSet[str]
+    cuda_variants: Optional[Tuple[str, ...]]  # None: not known
+    cuda_aarch64_variants: Optional[Tuple[str, ...]]
+    rocm_variants: Optional[Tuple[str, ...]]
+    xpu: Optional[bool]
+    cpu: bool
+    default_variant: Mapping[str, str]
+    torchvision: Mapping[str, Optional[str]]
+    torchaudio: Mapping[str, Optional[str]]
+    compatible: Mapping[str, SpecifierSet]
+    arch_lists: Mapping[str, Tuple[str, ...]]
+    arch_lists_aarch64: Mapping[str, Tuple[str, ...]]
+    bundled: Mapping[str, Mapping[str, str]]
+    provenance: Provenance
+
+    @property
+    def newest(self) -> Version:
+        return max(self.versions)
+
+    def supports_python(self, python: Version) -> bool:
+        """Whether wheels exist for this Python minor (3.13.1 counts as 3.13)."""
+        mm = Version(f"{python.major}.{python.minor}")
+        return self.python_min <= mm <= self.python_max
+
+    def companion(self, name: str, torch: Version) -> Optional[str]:
+        """The torchvision/torchaudio version paired with this exact torch release."""
+        pairs = self.torchvision if name == "torchvision" else self.torchaudio
+        return pairs.get(str(Version(torch.base_version)))
+
+    def arch_list(self, variant: str, machine: str = "x86_64") -> Optional[Tuple[str, ...]]:
+        lists = self.arch_lists_aarch64 if machine in ("aarch64", "arm64") else self.arch_lists
+        return lists.get(variant)
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    cuda: Version
+    linux: Optional[Version]  # driver of the GA release: full compatibility from here
+    windows: Optional[Version]
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class MinorCompat:
+    """Minor-version compatibility: every CUDA ``cuda_major``.x build runs from this driver."""
+
+    cuda_major: int
+    linux: Optional[Version]
+    windows: Optional[Version]
+    branch: Optional[int]
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class Caveat:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    capabilities: Tuple[str, ...]
+    first_cuda: Optional[Version]
+    last_cuda_major: Optional[int]  # None: still supported
+    last_driver_branch: Optional[int]  # None: still supported
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class SassRule:
+    """Which devices SASS compiled for one ``sm_XY`` runs on."""
+
+    only: Tuple[str, ...] = ()
+    min: Optional[str] = None
+    below: Optional[str] = None
+    exclude: Tuple[str, ...] = ()
+
+    def runs_on(self, cc: str) -> bool:
+        if self.only:
+            return cc in self.only
+        if self.min is None or self.below is None or cc in self.exclude:
+            return False
+        key = capability_key(cc)
+        return capability_key(self.min) <= key < capability_key(self.below)
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    name: str
+    capability: str
+    family: str
+    segment: str
+
+
+_ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
+
+
+def sass_fallback_rule(arch: str) -> Optional[SassRule]:
+    """SASS of sm_XY runs on X.Y up to the next major (NVIDIA's general rule)."""
+    match = _ARCH.match(arch)
+    if not match or match.group(3):
+        return None
+    digits = match.group(2)
+    major, minor = int(digits[:-1]), int(digits[-1])
+    return SassRule(min=f"{major}.{minor}", below=f"{major + 1}.0")
+
+
+@dataclass(frozen=True)
+class TableFile:
+    name: str
+    path: Path
+    schema_version: int
+    as_of: str
+    builtin: bool
+
+
+@dataclass(frozen=True)
+class Tables:
+    files: Mapping[str, TableFile]
+    releases: Tuple[Release, ...]  # oldest first
+    toolkits: Tuple[Toolkit, ...]  # oldest first
+    minor_compat: Mapping[int, MinorCompat]
+    caveats: Tuple[Caveat, ...]
+    driver_branches: Mapping[int, str]  # branch -> CUDA version it reports
+    families: Tuple[Family, ...]
+    sass_rules: Mapping[str, SassRule]
+    gpus: Tuple[GpuModel, ...]
+    sources: Mapping[str, str]
+
+    # ---------------------------------------------------------------- torch
+
+    def release(self, version: Version) -> Optional[Release]:
+        minor = minor_of(version)
+        return next((r for r in self.releases if r.minor == minor), None)
+
+    @property
+    def newest_release(self) -> Release:
+        return self.releases[-1]
+
+    def knows_torch(self, version: Version) -> bool:
+        """False for a torch newer than the newest release in the tables."""
+        newest = self.newest_release
+        return Version(minor_of(version)) <= Version(newest.minor)
+
+    # ---------------------------------------------------------------- CUDA and drivers
+
+    def toolkit(self, cuda: Version) -> Optional[Toolkit]:
+        key = (cuda.major, cuda.minor)
+        return next((t for t in self.toolkits if (t.cuda.major, t.cuda.minor) == key), None)
+
+    def cuda_for_driver_branch(self, branch: int) -> Optional[str]:
+        """CUDA version a driver branch reports; for an unlisted branch, the nearest below."""
+        known = [b for b in self.driver_branches if b <= branch]
+        return self.driver_branches[max(known)] if known else None
+
+    @property
+    def newest_driver_branch(self) -> int:
+        return max(self.driver_branches)
+
+    # ---------------------------------------------------------------- GPUs
+
+    def family(self, capability: str) -> Optional[Family]:
+        for fam in self.families:
+            if capability in fam.capabilities:
+                return fam
+        model = next((g for g in self.gpus if g.capability == capability), None)
+        if model is not None:
+            return next((f for f in self.families if f.name == model.family), None)
+        return None
+
+    def sass_runs_on(self, arch: str, capability: str) -> bool:
+        rule = self.sass_rules.get(arch) or sass_fallback_rule(arch)
+        return rule is not None and rule.runs_on(capability)
+
+    def capability_of(self, gpu_name: str) -> Optional[str]:
+        wanted = _normalise_gpu(gpu_name)
+        for gpu in self.gpus:
+            if _normalise_gpu(gpu.name) == wanted:
+                return gpu.capability
+        return None
+
+    def age_days(self, today: str) -> Dict[str, int]:
+        from datetime import date
+
+        now = date.fromisoformat(today)
+        return {n: (now - date.fromisoformat(f.as_of)).days for n, f in self.files.items()}
+
+
+def _normalise_gpu(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", name.lower().replace("nvidia", "")).strip()
+
+
+def all_arch_tokens(lists: Mapping[str, Tuple[str, ...]]) -> List[str]:
+    return sorted({a for v in lists.values() for a in v})
