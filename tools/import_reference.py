@@ -276,7 +276,7 @@ def cuda_driver(ref: Path) -> Dict[str, Any]:
         {
             "branch": b["driver_branch"],
             "cuda": b["reported_cuda_version"],
-            "sources": [b["source"]] + list(b.get("other_sources") or []),
+            "sources": [b["source"], *list(b.get("other_sources") or [])],
             "inferred": ["cuda"] if b.get("inferred") else [],
         }
         for b in raw["driver_branch_to_cuda_version"]
@@ -340,7 +340,7 @@ def gpu_arches(ref: Path) -> Dict[str, Any]:
             "capability": g["compute_capability"],
             "family": g["architecture"].replace("NVIDIA Ampere architecture", "Ampere"),
             "segment": g["segment"],
-            "sources": [g["source"]] + list(g.get("other_sources") or []),
+            "sources": [g["source"], *list(g.get("other_sources") or [])],
             "inferred": ["capability"] if g["inferred"] else [],
         }
         for g in raw["gpus"]

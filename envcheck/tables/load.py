@@ -113,7 +113,8 @@ def _document(path: Path, name: str) -> Dict[str, Any]:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise TableError(
-            f"{path}: schema_version {version!r} is not {SCHEMA_VERSION}, the one this envcheck reads"
+            f"{path}: schema_version {version!r} is not {SCHEMA_VERSION}, "
+            "the one this envcheck reads"
         )
     if data.get("table") != name:
         raise TableError(f"{path}: 'table' is {data.get('table')!r}, expected {name!r}")
@@ -367,7 +368,7 @@ def _gpu_arches(data: Dict[str, Any], file: str):
         where = f"sass_compatibility.rules.{arch}"
         if not _ARCH.match(arch) or not isinstance(rule, dict):
             raise r.fail(where, "expected sm_XY -> {only} or {min, below[, except]}")
-        for c in list(rule.get("only", [])) + [rule.get("min"), rule.get("below")]:
+        for c in [*list(rule.get("only", [])), rule.get("min"), rule.get("below")]:
             if c is not None and not cc.match(str(c)):
                 raise r.fail(where, f"{c!r} is not a compute capability")
         if not rule.get("only") and not (rule.get("min") and rule.get("below")):
