@@ -22,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 from .model import (
     PLATFORMS,
     Caveat,
+    DriverVersion,
     Family,
     GpuModel,
     MinorCompat,
@@ -85,6 +86,12 @@ class _Reader:
 
     def opt_version(self, text: Any, where: str) -> Optional[Version]:
         return None if text is None else self.version(text, where)
+
+    def opt_driver(self, text: Any, where: str) -> Optional[DriverVersion]:
+        if text is None:
+            return None
+        self.version(text, where)
+        return DriverVersion(text)
 
     def provenance(self, raw: Mapping[str, Any], where: str, fields: List[str]) -> Provenance:
         sources = self.get(raw, "sources", where, list)
@@ -288,8 +295,8 @@ def _cuda_driver(data: Dict[str, Any], file: str):
         toolkits.append(
             Toolkit(
                 cuda=cuda,
-                linux=r.opt_version(raw.get("linux"), f"{where}.linux"),
-                windows=r.opt_version(raw.get("windows"), f"{where}.windows"),
+                linux=r.opt_driver(raw.get("linux"), f"{where}.linux"),
+                windows=r.opt_driver(raw.get("windows"), f"{where}.windows"),
                 provenance=r.provenance(raw, where, ["cuda", "linux", "windows", "release"]),
             )
         )
@@ -304,8 +311,8 @@ def _cuda_driver(data: Dict[str, Any], file: str):
             raise TableError(f"{file}: {where}: CUDA {major} is listed twice")
         compat[major] = MinorCompat(
             cuda_major=major,
-            linux=r.opt_version(raw.get("linux"), f"{where}.linux"),
-            windows=r.opt_version(raw.get("windows"), f"{where}.windows"),
+            linux=r.opt_driver(raw.get("linux"), f"{where}.linux"),
+            windows=r.opt_driver(raw.get("windows"), f"{where}.windows"),
             branch=r.get(raw, "branch", where, int, optional=True),
             provenance=r.provenance(raw, where, ["cuda_major", "linux", "windows", "branch"]),
         )

@@ -28,6 +28,26 @@ def parse_version(text: Optional[str]) -> Optional[Version]:
         return None
 
 
+class DriverVersion(Version):
+    """A driver version that prints as written: 535.104.05, not packaging's 535.104.5."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._text = text.strip()
+
+    def __str__(self) -> str:
+        return self._text
+
+
+def parse_driver(text: Optional[str]) -> Optional[DriverVersion]:
+    if not text:
+        return None
+    try:
+        return DriverVersion(text)
+    except InvalidVersion:
+        return None
+
+
 def minor_of(version: Version) -> str:
     return f"{version.major}.{version.minor}"
 

@@ -1,0 +1,148 @@
+"""Does the torch build carry kernels for every GPU here ("no kernel image is available")?"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from packaging.version import Version
+
+from ..compat import (
+    arch_coverage,
+    best_cuda_variant,
+    build_arch_list,
+    gpu_capabilities,
+    install_command,
+    platform_key,
+    sm_name,
+)
+from ..facts import Facts
+from ..findings import Finding
+from ..tables import Tables
+from ._util import torch_variant, torch_version
+from .catalog import RULES
+
+
+def check(facts: Facts, tables: Tables) -> List[Finding]:
+    caps = gpu_capabilities(facts)
+    if not caps:
+        return []
+    findings = _installed_build(facts, tables, caps)
+    findings += _newest_release(facts, tables, caps)
+    return findings
+
+
+def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
+    variant = torch_variant(facts)
+    if not variant or not variant.startswith("cu"):
+        return []
+    arches, source = build_arch_list(facts, tables)
+    if arches is None:
+        return [
+            RULES["ARC004"](
+                f"Cannot tell which GPU architectures torch {facts.torch.version} carries",
+                [source],
+                "Run `envcheck probe` (the deep probe asks torch.cuda.get_arch_list()), "
+                'or `python -c "import torch; print(torch.cuda.get_arch_list())"`.',
+            )
+        ]
+    findings = []
+    evidence_arches = f"{source}: {' '.join(arches)}"
+    missing, ptx_only = [], []
+    for name, cc in caps:
+        cov = arch_coverage(tables, arches, cc)
+        if cov.level == "none":
+            missing.append((name, cc))
+        elif cov.level == "ptx":
+            ptx_only.append((name, cc, cov.arch))
+    if missing:
+        gpus = ", ".join(f"{n} ({sm_name(c)})" for n, c in _unique(missing))
+        fix, command = _fix(facts, tables)
+        findings.append(
+            RULES["ARC001"](
+                f"torch {facts.torch.version} has no kernels for {gpus}: "
+                '"no kernel image is available for execution on the device"',
+                [evidence_arches, *(f"{n}: compute capability {c}" for n, c in _unique(missing))],
+                fix,
+                command,
+            )
+        )
+    for name, cc, arch in _unique(ptx_only):
+        findings.append(
+            RULES["ARC002"](
+                f"{name} ({sm_name(cc)}) runs torch only through PTX ({arch}) compiled at first use",
+                [evidence_arches],
+                "It works, but the first start spends minutes JIT-compiling kernels (cached in "
+                "~/.nv/ComputeCache), and the driver must be at least as new as the build's CUDA. "
+                "A build with native kernels for this GPU avoids it.",
+            )
+        )
+    return findings
+
+
+def _fix(facts: Facts, tables: Tables) -> Tuple[str, Optional[str]]:
+    version = torch_version(facts)
+    platform = platform_key(facts.system)
+    if version is not None:
+        base = Version(version.base_version)
+        variant, reasons = best_cuda_variant(facts, tables, base)
+        if variant:
+            return (
+                f"Install the {variant} build of torch {base}, which has kernels for every GPU here.",
+                install_command(base, variant, platform, tables),
+            )
+        for release in reversed(tables.releases):
+            if release.newest <= base:
+                break
+            variant, _ = best_cuda_variant(facts, tables, release.newest)
+            if variant:
+                return (
+                    f"No build of torch {base} covers every GPU here; torch {release.newest} "
+                    f"({variant}) does.",
+                    install_command(release.newest, variant, platform, tables),
+                )
+        if reasons:
+            return "No build fits: " + "; ".join(reasons) + ".", None
+    return "Install a torch build whose CUDA version supports these GPUs.", None
+
+
+def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:
+    """GPUs that the newest torch no longer builds for (Pascal/Volta after cu126 went)."""
+    newest = tables.newest_release
+    lists = newest.arch_lists
+    if not lists:
+        return []
+    findings = []
+    for name, cc in _unique(caps):
+        if any(arch_coverage(tables, arches, cc).level != "none" for arches in lists.values()):
+            continue
+        last = _last_release_for(tables, cc)
+        where = f"torch {last[0]} ({last[1]})" if last else "no release in the tables"
+        findings.append(
+            RULES["ARC003"](
+                f"torch {newest.minor} has no build for {name} ({sm_name(cc)})",
+                [
+                    f"torch {newest.minor} builds: "
+                    + "; ".join(f"{v}: {' '.join(a)}" for v, a in lists.items())
+                ],
+                f"The newest torch with kernels for this GPU is {where}. Pin it (and its "
+                "companions) for this machine, or plan for newer GPUs.",
+            )
+        )
+    return findings
+
+
+def _last_release_for(tables: Tables, cc: str) -> Optional[Tuple[Version, str]]:
+    for release in reversed(tables.releases):
+        for variant, arches in sorted(release.arch_lists.items(), reverse=True):
+            if arch_coverage(tables, arches, cc).level == "native":
+                return release.newest, variant
+    return None
+
+
+def _unique(pairs):
+    seen, out = set(), []
+    for p in pairs:
+        if p not in seen:
+            seen.add(p)
+            out.append(p)
+    return out

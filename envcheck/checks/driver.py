@@ -1,0 +1,172 @@
+"""Can the NVIDIA driver run torch's CUDA build, and does NVML work at all?"""
+
+from __future__ import annotations
+
+from typing import List
+
+from packaging.version import Version
+
+from ..compat import best_cuda_variant, driver_verdict, install_command, platform_key
+from ..facts import Facts
+from ..findings import Finding
+from ..tables import Tables
+from ..tables.model import parse_version
+from ._util import driver_text, has_nvidia_gpu, torch_version
+from .catalog import RULES
+
+
+def check(facts: Facts, tables: Tables) -> List[Finding]:
+    findings = _nvml(facts)
+    findings += _driver_vs_build(facts, tables)
+    findings += _dropped_gpus(facts, tables)
+    return findings
+
+
+def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
+    cuda = parse_version(facts.torch.cuda) if facts.torch.installed else None
+    nv = facts.nvidia
+    if cuda is None or not (nv.driver_version or nv.cuda_driver_version):
+        return []
+    verdict = driver_verdict(
+        tables, cuda, nv.driver_version, facts.system.os, nv.cuda_driver_version
+    )
+    evidence = [f"torch {facts.torch.version} built with CUDA {cuda}", driver_text(facts)]
+    if verdict.full_from:
+        evidence.append(f"CUDA {cuda} was released with driver {verdict.full_from}")
+    if verdict.minimum:
+        evidence.append(
+            f"minor-version compatibility covers CUDA {cuda.major}.x from {verdict.minimum}"
+        )
+    if verdict.level == "too_old":
+        need = verdict.minimum or verdict.full_from
+        fix = f"Upgrade the NVIDIA driver to {need} or newer"
+        if verdict.full_from and verdict.full_from != need:
+            fix += f" ({verdict.full_from} or newer for full CUDA {cuda} support)"
+        fix += ", or install a torch build for an older CUDA."
+        command = None
+        version = torch_version(facts)
+        if version is not None:
+            variant, _ = best_cuda_variant(facts, tables, Version(version.base_version))
+            if variant:
+                command = install_command(
+                    Version(version.base_version), variant, platform_key(facts.system), tables
+                )
+                fix += f" Without a driver upgrade, {variant} runs on this driver."
+        return [
+            RULES["DRV001"](
+                f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",
+                evidence,
+                fix,
+                command,
+            )
+        ]
+    if verdict.level == "minor":
+        caveats = " ".join(c.text for c in tables.caveats)
+        return [
+            RULES["DRV002"](
+                f"CUDA {cuda} runs on this driver only through minor-version compatibility",
+                evidence,
+                "Most of torch works. Not covered: features that need the newer driver "
+                "(cudaErrorCallRequiresNewerDriver), and PTX of a newer CUDA, which the driver cannot "
+                "JIT-compile (torch.compile/Triton kernels, builds without native kernels for a GPU). "
+                f"Upgrade the driver to {verdict.full_from or 'the CUDA release driver'} for full support. "
+                + caveats,
+            )
+        ]
+    return []
+
+
+_NVML = {
+    "lib_rm_version_mismatch": (
+        "NVML: Driver/library version mismatch",
+        "The NVIDIA kernel module and the user-space driver libraries are different versions, "
+        "usually after a driver upgrade without a reboot. Reboot, or unload and reload the nvidia "
+        "kernel modules. Inside a container, the host's driver changed under it: restart the container.",
+    ),
+    "driver_not_loaded": (
+        "NVML: the NVIDIA driver is not loaded",
+        "The kernel module is not loaded: check `lsmod | grep nvidia`, Secure Boot signing of the "
+        "module, and `dmesg` for errors; reinstall the driver if needed.",
+    ),
+    "no_permission": (
+        "NVML: no permission to talk to the driver",
+        "This user cannot open /dev/nvidia*: check the device permissions or the container's device rules.",
+    ),
+    "timeout": (
+        "NVML did not answer: the driver or a GPU is hung",
+        "A wedged GPU or driver: check `dmesg` for Xid errors; a GPU reset or reboot is usually needed.",
+    ),
+    "unknown": (
+        "NVML: Unknown Error",
+        "In a container this often means it lost access to its GPUs (e.g. after a systemd daemon-reload "
+        "on the host with cgroup v1): restart the container.",
+    ),
+}
+
+
+def _nvml(facts: Facts) -> List[Finding]:
+    nv = facts.nvidia
+    if nv.nvml.ok or nv.nvml.error is None:
+        return []
+    simulated = any(o.startswith("nvidia.") and o != "nvidia.nvml" for o in facts.overrides)
+    if simulated:  # NVML describes the real machine; the NVIDIA facts being judged are simulated
+        return []
+    evidence = [f"NVML error {nv.nvml.error}: {nv.nvml.message}", driver_text(facts)]
+    if nv.device_nodes:
+        evidence.append("devices: " + ", ".join(nv.device_nodes))
+    error = nv.nvml.error
+    if error == "library_not_found":
+        if not has_nvidia_gpu(facts) and not nv.kernel_module:
+            return []  # no NVIDIA driver here at all: nothing to complain about
+        return [
+            RULES["DRV004"](
+                "The NVIDIA kernel driver is here, but its library libnvidia-ml.so.1 is not",
+                evidence,
+                "The user-space driver is missing. In a container, start it with the NVIDIA "
+                "Container Toolkit (`docker run --gpus all`, or the nvidia runtime) so the driver "
+                "libraries are mounted; on a host, reinstall the driver.",
+            )
+        ]
+    if error == "bindings_missing":
+        return [
+            RULES["DRV004"](
+                "NVML bindings (nvidia-ml-py) cannot be imported",
+                evidence,
+                "Reinstall envcheck: `pip install --force-reinstall torch-envcheck`.",
+                severity="warning",
+            )
+        ]
+    title, fix = _NVML.get(error, (f"NVML failed: {nv.nvml.message}", "See the NVML message."))
+    severity = "warning" if error == "no_permission" else None
+    return [RULES["DRV004"](title, evidence, fix, severity=severity)]
+
+
+def _dropped_gpus(facts: Facts, tables: Tables) -> List[Finding]:
+    driver = parse_version(facts.nvidia.driver_version)
+    if driver is None:
+        return []
+    findings = []
+    for gpu in facts.nvidia.gpus:
+        if not gpu.compute_capability:
+            continue
+        family = tables.family(gpu.compute_capability)
+        if family is None or family.last_driver_branch is None:
+            continue
+        if driver.major > family.last_driver_branch:
+            findings.append(
+                RULES["DRV003"](
+                    f"Driver {driver} no longer supports {gpu.name} ({family.name})",
+                    [
+                        f"GPU {gpu.index}: {gpu.name}, compute capability {gpu.compute_capability}",
+                        f"{family.name} GPUs are supported up to the R{family.last_driver_branch} drivers",
+                        driver_text(facts),
+                    ],
+                    f"Use an R{family.last_driver_branch} driver for this GPU"
+                    + (
+                        f"; it runs CUDA {family.last_cuda_major}.x at most."
+                        if family.last_cuda_major
+                        else "."
+                    ),
+                )
+            )
+    return findings

@@ -1,0 +1,201 @@
+"""Do torch's companions and CUDA runtime wheels match it; is torch installed once?"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Dict, List, Set
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from .. import builds
+from ..facts import Facts
+from ..findings import Finding
+from ..tables import Tables
+from ._util import torch_variant, torch_version
+from .catalog import RULES
+
+_CU_SUFFIX = re.compile(r"^(nvidia-.+)-cu(\d+)$")
+
+
+def check(facts: Facts, tables: Tables) -> List[Finding]:
+    findings = _installs(facts)
+    if facts.torch.installed:
+        findings += _companions(facts, tables)
+        findings += _nvidia_wheels(facts)
+    return findings
+
+
+def _installs(facts: Facts) -> List[Finding]:
+    t, py = facts.torch, facts.python
+    findings = []
+    if len(t.installs) > 1:
+        findings.append(
+            RULES["INS001"](
+                f"{len(t.installs)} copies of torch are installed",
+                [
+                    f"torch {d.version} in {d.location} (by {d.installer or 'unknown'})"
+                    for d in t.installs
+                ],
+                f"The first on sys.path ({t.installs[0].location}) wins and the others can leak "
+                "libraries into it. Uninstall all of them (`pip uninstall torch` until none is left; "
+                "remove user-site copies under ~/.local), then install one.",
+            )
+        )
+    if t.version and t.dist_version and t.version != t.dist_version:
+        findings.append(
+            RULES["INS002"](
+                f"torch's files say {t.version}, its metadata says {t.dist_version}",
+                [f"{t.location}/version.py: {t.version}", f"dist-info: {t.dist_version}"],
+                "Two installs were written over each other. Reinstall cleanly: "
+                "`pip uninstall -y torch`, then install torch again.",
+            )
+        )
+    conda_torch = [p for p in t.conda_packages if p.name == "pytorch"]
+    if conda_torch and t.installer and t.installer != "conda":
+        findings.append(
+            RULES["INS003"](
+                "torch is installed by both conda and pip in this environment",
+                [
+                    f"conda: pytorch {conda_torch[0].version} ({conda_torch[0].build})",
+                    f"pip: torch {t.version} (installer {t.installer})",
+                ],
+                "Keep one: `pip uninstall torch` to use conda's, or `conda remove pytorch` and keep pip's.",
+            )
+        )
+    if t.installed and py.env_kind == "none":
+        extra = (
+            " This Python is externally managed (PEP 668): pip refuses to install into it."
+            if py.externally_managed
+            else ""
+        )
+        findings.append(
+            RULES["INS004"](
+                "torch is installed outside a virtual environment",
+                [f"{py.executable} (prefix {py.prefix})"],
+                "A venv per project keeps torch builds from colliding: "
+                "`python -m venv .venv` or `uv venv`." + extra,
+            )
+        )
+    return findings
+
+
+def _companions(facts: Facts, tables: Tables) -> List[Finding]:
+    version = torch_version(facts)
+    release = tables.release(version) if version else None
+    variant = torch_variant(facts)
+    findings = []
+    for pkg in facts.torch.companions:
+        if pkg.name not in ("torchvision", "torchaudio"):
+            continue
+        try:
+            installed = Version(pkg.version)
+        except InvalidVersion:
+            continue
+        if release is not None:
+            expected = release.companion(pkg.name, version)
+            allowed = release.compatible.get(pkg.name)
+            base = Version(installed.base_version)
+            ok = (expected is not None and base == Version(expected)) or (
+                allowed is not None and allowed.contains(base, prereleases=True)
+            )
+            if not ok and (expected is not None or allowed is not None):
+                want = expected or str(allowed)
+                findings.append(
+                    RULES["PKG001"](
+                        f"{pkg.name} {pkg.version} does not match torch {facts.torch.version}",
+                        [
+                            f"torch {facts.torch.version}",
+                            f"{pkg.name} {pkg.version}",
+                            f"torch {version.base_version} pairs with {pkg.name} {want}",
+                        ],
+                        "Install the matching pair; a mismatch fails at import with errors such as "
+                        '"operator torchvision::nms does not exist".',
+                        f"pip install torch=={version.base_version} {pkg.name}=={want}"
+                        if expected
+                        else None,
+                    )
+                )
+        label = builds.local_label(pkg.version)
+        comp_variant = builds.variant(pkg.version) if label else None
+        if comp_variant and variant and comp_variant != variant:
+            findings.append(
+                RULES["PKG002"](
+                    f"{pkg.name} {pkg.version} is a {comp_variant} build, torch is {variant}",
+                    [f"torch {facts.torch.version}", f"{pkg.name} {pkg.version}"],
+                    f"Install {pkg.name} from the same index as torch ({variant}).",
+                )
+            )
+    findings += _triton(facts, release, variant)
+    return findings
+
+
+def _triton(facts: Facts, release, variant) -> List[Finding]:
+    if release is None or variant is None:
+        return []
+    pinned = release.bundled.get(variant, {}).get("triton")
+    triton = next(
+        (p for p in facts.torch.companions if p.name in ("triton", "pytorch-triton")), None
+    )
+    if not pinned or triton is None:
+        return []
+    try:
+        spec = SpecifierSet(pinned if pinned[0] in "~=<>!" else f"=={pinned}")
+        ok = spec.contains(Version(triton.version), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return []
+    if ok:
+        return []
+    return [
+        RULES["PKG005"](
+            f"triton {triton.version} is not the triton torch {facts.torch.version} was released with",
+            [
+                f"torch {release.minor} {variant} pins triton {pinned}",
+                f"installed triton {triton.version}",
+            ],
+            "torch.compile may fail with a different triton: reinstall torch to get its own pin.",
+            f'pip install "triton{spec}"',
+        )
+    ]
+
+
+def _nvidia_wheels(facts: Facts) -> List[Finding]:
+    majors_by_lib: Dict[str, Set[int]] = defaultdict(set)
+    for pkg in facts.torch.companions:
+        match = _CU_SUFFIX.match(pkg.name)
+        if match:
+            majors_by_lib[match.group(1)].add(int(match.group(2)))
+    findings = []
+    doubled = sorted(lib for lib, majors in majors_by_lib.items() if len(majors) > 1)
+    if doubled:
+        findings.append(
+            RULES["PKG004"](
+                "CUDA runtime wheels of two CUDA majors are installed side by side",
+                [
+                    f"{lib}: cu{', cu'.join(str(m) for m in sorted(majors_by_lib[lib]))}"
+                    for lib in doubled
+                ],
+                "Remove the ones torch does not use (`pip uninstall nvidia-...-cuNN`); which one "
+                "loads depends on search order.",
+            )
+        )
+    if facts.torch.cuda:
+        torch_major = int(facts.torch.cuda.split(".")[0])
+        wrong = sorted(
+            f"{lib}-cu{m}"
+            for lib, majors in majors_by_lib.items()
+            for m in majors
+            if m != torch_major and torch_major not in majors
+        )
+        if wrong:
+            findings.append(
+                RULES["PKG003"](
+                    f"CUDA {', '.join(sorted({w.rsplit('-', 1)[1] for w in wrong}))} runtime wheels "
+                    f"beside a CUDA {facts.torch.cuda} torch",
+                    [*wrong, f"torch {facts.torch.version}"],
+                    "torch loads the wheels of its own CUDA major; these are missing or stale. "
+                    "Reinstall torch so pip brings the right ones.",
+                )
+            )
+    return findings

@@ -1,0 +1,85 @@
+"""Are there torch wheels for this Python on this platform?"""
+
+from __future__ import annotations
+
+from typing import List
+
+from ..compat import platform_key
+from ..facts import Facts
+from ..findings import Finding
+from ..tables import Tables
+from ..tables.model import parse_version
+from ._util import torch_version
+from .catalog import RULES
+
+
+def check(facts: Facts, tables: Tables) -> List[Finding]:
+    py = parse_version(facts.python.version)
+    if py is None:
+        return []
+    platform = platform_key(facts.system)
+    machine = f"{facts.system.os} {facts.system.machine}"
+    if platform is None:
+        return [
+            RULES["PY003"](
+                f"PyTorch publishes no wheels for {machine}",
+                [f"{machine}, Python {py} ({facts.python.bits}-bit)"],
+                "Use a 64-bit Python on Linux (x86_64 or aarch64), Windows x86_64 or macOS arm64, "
+                "or build torch from source.",
+            )
+        ]
+    findings: List[Finding] = []
+    version = torch_version(facts)
+    release = tables.release(version) if version else None
+    if release is not None and not release.supports_python(py):
+        findings.append(
+            RULES["PY001"](
+                f"torch {release.minor} has no wheels for Python {py.major}.{py.minor}",
+                [
+                    f"torch {version}: Python {release.python_min} to {release.python_max}",
+                    f"Python {py}",
+                ],
+                f"Use Python {release.python_min}-{release.python_max} with torch {release.minor}, "
+                "or a torch release that supports this Python.",
+            )
+        )
+    usable = [r for r in tables.releases if r.supports_python(py) and platform in r.platforms]
+    newest = tables.newest_release
+    if not usable:
+        findings.append(
+            RULES["PY003"](
+                f"No torch release has wheels for Python {py.major}.{py.minor} on {platform}",
+                [f"Python {py}, {platform}"],
+                _python_advice(tables, platform),
+                severity="error" if not facts.torch.installed else "warning",
+            )
+        )
+    elif usable[-1] is not newest:
+        last = usable[-1]
+        why = []
+        if not newest.supports_python(py):
+            why.append(f"torch {newest.minor} needs Python {newest.python_min}-{newest.python_max}")
+        if platform not in newest.platforms:
+            why.append(f"torch {newest.minor} has no {platform} wheels")
+        findings.append(
+            RULES["PY002"](
+                f"The newest torch for Python {py.major}.{py.minor} on {platform} is {last.newest}",
+                [*why, f"Python {py}, {platform}"],
+                f"torch {last.newest} is the last release you can install here. "
+                + _python_advice(tables, platform),
+                severity="info" if facts.torch.installed else "warning",
+            )
+        )
+    return findings
+
+
+def _python_advice(tables: Tables, platform: str) -> str:
+    newest = next((r for r in reversed(tables.releases) if platform in r.platforms), None)
+    if newest is None:
+        return "Use another platform."
+    if platform == "macos-x86_64":
+        return (
+            f"Intel Macs get no wheels after torch {newest.newest}: use that, "
+            "or an Apple-silicon Mac or Linux machine."
+        )
+    return f"Use Python {newest.python_min}-{newest.python_max} for torch {newest.minor}."

@@ -1,0 +1,193 @@
+"""What the deep probe saw: import failures, CUDA unavailable, shadowed libraries; and nvcc."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import List, Tuple
+
+from ..facts import Facts
+from ..findings import Finding
+from ..tables import Tables
+from ..tables.model import parse_version
+from ._util import gpu_list, has_nvidia_gpu
+from .catalog import RULES
+
+# (pattern in the import error, cause, fix)
+_IMPORT_CAUSES: List[Tuple[re.Pattern, str, str]] = [
+    (
+        re.compile(
+            r"(lib(?:cudnn|nvrtc|cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|nccl|nvJitLink|cupti)[\w.-]*): cannot open shared object file"
+        ),
+        "a CUDA library torch links against is missing: {lib}",
+        "torch's CUDA wheels load these from the nvidia-* wheels pip installs with them. Reinstall "
+        "torch with pip (not `--no-deps`), and check that LD_LIBRARY_PATH does not point at an "
+        "incomplete CUDA install.",
+    ),
+    (
+        re.compile(r"undefined symbol"),
+        "a library of another version was loaded in place of torch's own",
+        "Usually LD_LIBRARY_PATH or LD_PRELOAD puts a system cuDNN/NCCL/CUDA before torch's, or "
+        "two torch installs are mixed. Unset LD_LIBRARY_PATH for a test, and run `envcheck probe` "
+        "to see duplicate installs.",
+    ),
+    (
+        re.compile(r"GLIBC_[\d.]+' not found|GLIBCXX_[\d.]+' not found"),
+        "the system's C/C++ library is older than torch's wheels need",
+        "Use a newer OS or container image (manylinux_2_28 wheels need glibc 2.28+), or an older torch.",
+    ),
+    (
+        re.compile(r"No module named 'torch\._C'"),
+        "Python found a torch source folder instead of the installed torch",
+        "You are probably inside a PyTorch source checkout: run from another folder.",
+    ),
+]
+_SHADOWABLE = re.compile(r"/lib(cudnn|nccl|cublas|cublasLt|cudart|nvrtc|nvJitLink)[\w.-]*\.so")
+
+
+def check(facts: Facts, tables: Tables) -> List[Finding]:
+    findings = _import(facts) + _cuda_unavailable(facts) + _shadowed(facts) + _other_torch(facts)
+    findings += _nvcc(facts)
+    return findings
+
+
+def _import(facts: Facts) -> List[Finding]:
+    rt = facts.torch_runtime
+    if rt.status == "import_failed":
+        cause, fix = _classify(rt.error or "")
+        if facts.environment.get("LD_LIBRARY_PATH"):
+            fix += f" LD_LIBRARY_PATH is set: {facts.environment['LD_LIBRARY_PATH']}"
+        return [RULES["RUN001"](f"import torch failed: {cause}", [rt.error or ""], fix)]
+    if rt.status in ("crashed", "timed_out"):
+        what = "hung" if rt.status == "timed_out" else "crashed"
+        return [
+            RULES["RUN002"](
+                f"import torch {what} ({rt.error.splitlines()[0] if rt.error else rt.status})",
+                [rt.error or "", f"last stage reached: {rt.stage}"],
+                "A crash during import is usually a library conflict (LD_LIBRARY_PATH, LD_PRELOAD, "
+                "a mixed install); a hang in torch.cuda.is_available() a wedged driver or GPU "
+                "(check `nvidia-smi` and `dmesg`).",
+            )
+        ]
+    return []
+
+
+def _classify(error: str) -> Tuple[str, str]:
+    for pattern, cause, fix in _IMPORT_CAUSES:
+        match = pattern.search(error)
+        if match:
+            lib = match.group(1) if match.groups() else ""
+            return cause.format(lib=lib), fix
+    return (
+        "see the error",
+        "Reinstall torch in a fresh virtual environment to rule out a broken install.",
+    )
+
+
+def _cuda_unavailable(facts: Facts) -> List[Finding]:
+    rt = facts.torch_runtime
+    if (
+        rt.status != "ok"
+        or not rt.cuda
+        or rt.cuda_available is not False
+        or not has_nvidia_gpu(facts)
+    ):
+        return []
+    evidence = [f"torch {rt.version} (CUDA {rt.cuda})", gpu_list(facts), *rt.cuda_warnings]
+    cause, fix = _why_unavailable(facts)
+    return [RULES["RUN003"](f"torch cannot use the GPU: {cause}", evidence, fix)]
+
+
+def _why_unavailable(facts: Facts) -> Tuple[str, str]:
+    env, nv, sysf = facts.environment, facts.nvidia, facts.system
+    visible = env.get("CUDA_VISIBLE_DEVICES")
+    warnings = " ".join(facts.torch_runtime.cuda_warnings)
+    if visible is not None and visible.strip() in ("", "-1", "none", "NoDevFiles"):
+        return (
+            f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU",
+            "Unset CUDA_VISIBLE_DEVICES or list the GPUs to use (e.g. 0,1).",
+        )
+    if sysf.wsl == 1:
+        return (
+            "WSL 1 has no GPU support",
+            "Convert the distribution to WSL 2: `wsl --set-version <distro> 2`.",
+        )
+    if "too old" in warnings:
+        return (
+            "the driver is too old for this build",
+            "See DRV001: upgrade the driver or install an older CUDA build.",
+        )
+    if sysf.container and "/dev/nvidia0" not in nv.device_nodes:
+        return (
+            "the container was started without GPUs",
+            "Start it with `docker run --gpus all` (or the nvidia runtime / a Kubernetes GPU request).",
+        )
+    if not nv.kernel_module and not nv.nvml.ok:
+        return (
+            "the NVIDIA kernel module is not loaded",
+            "Load it (`sudo modprobe nvidia`) or reinstall the driver.",
+        )
+    return "CUDA failed to initialise", "See the warning torch gave above, and `nvidia-smi`."
+
+
+def _shadowed(facts: Facts) -> List[Finding]:
+    rt, t = facts.torch_runtime, facts.torch
+    if rt.status != "ok" or not rt.loaded_libraries or not t.location:
+        return []
+    site = os.path.dirname(t.location)
+    outside = [p for p in rt.loaded_libraries if _SHADOWABLE.search(p) and not p.startswith(site)]
+    if not outside or not t.cuda:
+        return []
+    return [
+        RULES["RUN004"](
+            "torch loaded CUDA libraries from outside its own install",
+            [
+                *outside,
+                f"torch lives in {site}",
+                f"LD_LIBRARY_PATH={facts.environment.get('LD_LIBRARY_PATH', '(unset)')}",
+            ],
+            "A system cuDNN/NCCL shadows the one torch was built with, a classic source of "
+            '"undefined symbol" errors, wrong results or NCCL hangs. Remove those folders from '
+            "LD_LIBRARY_PATH for torch jobs.",
+        )
+    ]
+
+
+def _other_torch(facts: Facts) -> List[Finding]:
+    rt, t = facts.torch_runtime, facts.torch
+    if rt.status != "ok" or not rt.file or not t.location:
+        return []
+    if os.path.dirname(rt.file) == t.location:
+        return []
+    return [
+        RULES["RUN005"](
+            "The torch that imports is not the installed one",
+            [f"imported: {rt.file} ({rt.version})", f"installed: {t.location} ({t.version})"],
+            "A torch folder earlier on sys.path (the current folder, PYTHONPATH) shadows the "
+            "installed package.",
+        )
+    ]
+
+
+def _nvcc(facts: Facts) -> List[Finding]:
+    nvcc = parse_version(facts.toolkit.nvcc_version)
+    cuda = parse_version(facts.torch.cuda) if facts.torch.installed else None
+    if nvcc is None or cuda is None:
+        return []
+    if (nvcc.major, nvcc.minor) == (cuda.major, cuda.minor):
+        return []
+    major = nvcc.major != cuda.major
+    return [
+        RULES["TK001"](
+            f"nvcc is CUDA {nvcc.major}.{nvcc.minor}, torch was built with CUDA {cuda}",
+            [f"nvcc {nvcc} at {facts.toolkit.nvcc_path}", f"torch {facts.torch.version}"],
+            (
+                "torch.utils.cpp_extension refuses to build with a different CUDA major "
+                '("The detected CUDA version mismatches the version that was used to compile PyTorch"). '
+                if major
+                else "Building extensions works with a warning; "
+            )
+            + f"Install the CUDA {cuda} toolkit and point CUDA_HOME at it, or a torch built for CUDA {nvcc.major}.{nvcc.minor}.",
+            severity=None if major else "info",
+        )
+    ]

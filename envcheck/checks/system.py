@@ -1,0 +1,103 @@
+"""Limits of the system and container: /dev/shm, memory, CPUs, disk, WSL; macOS MPS."""
+
+from __future__ import annotations
+
+from typing import List
+
+from ..facts import Facts
+from ..findings import Finding
+from ..report.style import size
+from ..tables import Tables
+from .catalog import RULES
+
+GiB = 1024**3
+SHM_WARN = 1 * GiB
+DISK_WARN = 5 * GiB
+
+
+def check(facts: Facts, tables: Tables) -> List[Finding]:
+    s = facts.system
+    findings = []
+    if s.shm_total is not None and s.shm_total < SHM_WARN:
+        docker = s.container in ("docker", "podman", "containerd")
+        fix = (
+            "Start the container with `--shm-size=8g` (or `--ipc=host`)"
+            if docker
+            else "Give /dev/shm more space"
+            if s.container != "kubernetes"
+            else "Mount an emptyDir with `medium: Memory` at /dev/shm"
+        )
+        findings.append(
+            RULES["SYS001"](
+                f"/dev/shm is {size(s.shm_total)}: DataLoader workers and NCCL will fail",
+                [
+                    f"/dev/shm {size(s.shm_total)}, {size(s.shm_free)} free",
+                    f"container: {s.container or 'none detected'}",
+                ],
+                fix + '. With a small /dev/shm, DataLoader workers die with "Bus error" and NCCL '
+                "falls back or fails; 64 MB is Docker's default.",
+                severity="error" if s.shm_total < 256 * 1024**2 else None,
+            )
+        )
+    if s.cgroup.memory_limit and s.memory_total and s.cgroup.memory_limit < s.memory_total:
+        findings.append(
+            RULES["SYS002"](
+                f"This process may use {size(s.cgroup.memory_limit)} of the machine's {size(s.memory_total)}",
+                [f"cgroup v{s.cgroup.version} memory limit {size(s.cgroup.memory_limit)}"],
+                "Size batches and DataLoader workers for the limit: going over it gets the job "
+                "OOM-killed without a Python error.",
+            )
+        )
+    cpus = s.cpus_affinity or s.cpus_logical
+    if s.cgroup.cpu_quota and cpus and s.cgroup.cpu_quota < cpus:
+        workers = max(1, int(s.cgroup.cpu_quota))
+        findings.append(
+            RULES["SYS003"](
+                f"This process may use {s.cgroup.cpu_quota:g} CPUs of the {cpus} it sees",
+                [f"cgroup CPU quota {s.cgroup.cpu_quota:g}", f"os.cpu_count() {s.cpus_logical}"],
+                f"Use at most {workers} DataLoader workers and set OMP_NUM_THREADS={workers}: "
+                "tools that read os.cpu_count() oversubscribe the quota.",
+            )
+        )
+    for disk in s.disks:
+        if disk.free is not None and disk.free < DISK_WARN:
+            findings.append(
+                RULES["SYS004"](
+                    f"Only {size(disk.free)} free on {disk.path}",
+                    [f"{disk.path}: {size(disk.free)} free of {size(disk.total)}"],
+                    "A torch CUDA install takes several GB, checkpoints more: free space first.",
+                )
+            )
+    if s.wsl == 1:
+        findings.append(
+            RULES["SYS005"](
+                "This is WSL 1, which cannot use the GPU",
+                [f"kernel {s.kernel}"],
+                "Convert the distribution to WSL 2 (`wsl --set-version <distro> 2`).",
+                severity="error" if facts.torch.cuda else "warning",
+            )
+        )
+    findings += _mps(facts)
+    return findings
+
+
+def _mps(facts: Facts) -> List[Finding]:
+    rt, s = facts.torch_runtime, facts.system
+    if s.os != "Darwin" or rt.status != "ok" or rt.mps_available is not False:
+        return []
+    if rt.mps_built is False:
+        why = "this torch was built without MPS"
+        fix = "Install the standard macOS arm64 wheel (`pip install torch`)."
+    elif s.machine == "x86_64":
+        why = "Python runs as x86_64 (Rosetta or an Intel Mac)"
+        fix = "Use an arm64 Python on Apple silicon."
+    else:
+        why = "macOS is older than 12.3 or the GPU is not supported"
+        fix = "MPS needs macOS 12.3+ on Apple silicon."
+    return [
+        RULES["MAC001"](
+            f"torch cannot use the Apple GPU: {why}",
+            [f"macOS {s.os_version}, {s.machine}", f"torch {rt.version}"],
+            fix,
+        )
+    ]
