@@ -8,6 +8,7 @@ live here, once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
@@ -18,6 +19,7 @@ from .facts import Facts, SystemFacts
 from .tables.model import Tables, parse_driver, parse_version
 
 INDEX_URL = "https://download.pytorch.org/whl/"
+_CAPABILITY = re.compile(r"^\d{1,2}\.\d$")
 
 
 def platform_key(system: SystemFacts) -> Optional[str]:
@@ -37,7 +39,7 @@ def platform_key(system: SystemFacts) -> Optional[str]:
 
 def cuda_of_variant(variant: str) -> Optional[Version]:
     """cu128 -> 12.8, cu102 -> 10.2, cu130 -> 13.0."""
-    if not variant.startswith("cu") or not variant[2:].isdigit():
+    if not variant.startswith("cu") or not variant[2:].isdigit() or len(variant) < 4:
         return None
     digits = variant[2:]
     return Version(f"{digits[:-1]}.{digits[-1]}")
@@ -145,11 +147,12 @@ def sm_name(capability: str) -> str:
 def gpu_capabilities(facts: Facts) -> List[Tuple[str, str]]:
     """(name, capability) of every NVIDIA GPU, from NVML, else as torch saw them."""
     gpus = [(g.name or f"GPU {g.index}", g.compute_capability) for g in facts.nvidia.gpus]
-    known = [(n, c) for n, c in gpus if c]
+    known = [(n, c) for n, c in gpus if c and _CAPABILITY.match(c)]
     if known:
         return known
     rt = facts.torch_runtime
-    return [(d.name or f"cuda:{d.index}", d.capability) for d in rt.devices if d.capability]
+    devices = [(d.name or f"cuda:{d.index}", d.capability) for d in rt.devices]
+    return [(n, c) for n, c in devices if c and _CAPABILITY.match(c)]
 
 
 def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], str]:

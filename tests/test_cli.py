@@ -75,10 +75,11 @@ def test_text_report_is_readable_and_plain_when_piped() -> None:
     assert f"{sys.version_info.major}.{sys.version_info.minor}" in out.stdout
 
 
-def test_bare_envcheck_runs_the_default_command() -> None:
+def test_bare_envcheck_runs_check() -> None:
     out = envcheck(env={"ENVCHECK_FACT_TORCH_RUNTIME_STATUS": "skipped"})
-    assert out.returncode == 0, out.stderr
-    assert "\nPyTorch\n" in out.stdout
+    assert out.returncode in (0, 1), out.stderr
+    assert out.stdout.startswith(f"envcheck {__version__} check")
+    assert "READY" in out.stdout
 
 
 @pytest.mark.parametrize(
@@ -174,3 +175,80 @@ def test_json_is_valid_even_with_a_broken_torch(tmp_path: Path) -> None:
     data = json.loads(out.stdout)
     assert data["torch_runtime"]["status"] == "crashed"
     assert data["torch_runtime"]["signal"] == "SIGSEGV"
+
+
+# --------------------------------------------------------------------------- check and tables
+
+GPU_BOX = {
+    "ENVCHECK_DRIVER_VERSION": "535.104.05",
+    "ENVCHECK_CUDA_DRIVER_VERSION": "12.2",
+    "ENVCHECK_GPUS": "NVIDIA GeForce RTX 5090:12.0:32GiB",
+}
+
+
+def test_check_on_this_machine_is_ready() -> None:
+    out = envcheck("check", "--no-deep")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "READY" in out.stdout and "tables as of" in out.stdout
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="needs torch installed to judge its build")
+def test_check_fails_on_a_simulated_gpu_box_with_the_fix() -> None:
+    out = envcheck("check", "--no-deep", env=GPU_BOX)
+    assert out.returncode == 1
+    assert "TRC001" in out.stdout and "NOT READY" in out.stdout
+    assert "Ways out: upgrade the driver to 580.65.06" in out.stdout
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="needs torch installed to judge its build")
+def test_check_json_report() -> None:
+    out = envcheck("check", "--no-deep", "--json", env=GPU_BOX)
+    assert out.returncode == 1
+    report = json.loads(out.stdout)
+    assert report["schema_version"] == 1 and report["ready"] is False
+    assert report["summary"]["error"] >= 1
+    (trc,) = [f for f in report["findings"] if f["code"] == "TRC001"]
+    assert set(trc) == {"code", "name", "severity", "title", "evidence", "fix", "command"}
+    assert Facts.from_dict(report["facts"]).nvidia.driver_version == "535.104.05"
+    assert report["tables"]["torch_releases"]["builtin"] is True
+
+
+def test_strict_and_ignore() -> None:
+    env = {"ENVCHECK_FACT_SYSTEM_CGROUP": '{"version": 2, "cpu_quota": 0.5}'}
+    assert envcheck("check", "--no-deep", env=env).returncode == 0  # SYS003 is info
+    env = {"ENVCHECK_FACT_SYSTEM_DISKS": '[{"path": "/x", "total": 100000000000, "free": 1000000}]'}
+    assert envcheck("check", "--no-deep", env=env).returncode == 0  # a warning
+    assert envcheck("check", "--no-deep", "--strict", env=env).returncode == 1
+    assert envcheck("check", "--no-deep", "--strict", "--ignore", "SYS004", env=env).returncode == 0
+
+
+def test_tables_command_and_env_var(tmp_path: Path) -> None:
+    out = envcheck("tables")
+    assert out.returncode == 0
+    assert "torch_releases  as of" in out.stdout and "range: 1.8 to 2.15" in out.stdout
+    data = json.loads(envcheck("tables", "--json").stdout)
+    assert data["cuda_driver"]["builtin"] is True and data["gpu_arches"]["gpu_models"] > 100
+    from envcheck.tables import builtin_dir
+
+    newer = json.loads((builtin_dir() / "torch_releases.json").read_text())
+    newer["as_of"] = "2027-03-01"
+    (tmp_path / "torch_releases.json").write_text(json.dumps(newer))
+    data = json.loads(envcheck("tables", "--json", env={"ENVCHECK_TABLES": str(tmp_path)}).stdout)
+    assert (
+        data["torch_releases"]["as_of"] == "2027-03-01"
+        and data["torch_releases"]["builtin"] is False
+    )
+
+
+def test_unreadable_tables_exit_3(tmp_path: Path) -> None:
+    (tmp_path / "cuda_driver.json").write_text("{ not json")
+    for args in (
+        ("--tables", str(tmp_path), "check", "--no-deep"),
+        ("--tables", str(tmp_path), "tables"),
+    ):
+        out = envcheck(*args)
+        assert out.returncode == 3
+        assert (
+            "cannot use the compatibility tables" in out.stderr and "cuda_driver.json" in out.stderr
+        )
+        assert "Traceback" not in out.stderr

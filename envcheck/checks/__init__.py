@@ -32,7 +32,7 @@ INTERNAL = Rule("INT001", "check-crashed", "warning", "an envcheck check failed 
 
 
 def run_checks(facts: Facts, tables: Tables, ignore: Iterable[str] = ()) -> List[Finding]:
-    ignored = {code.upper() for code in ignore}
+    ignored = {item.strip().lower() for item in ignore}  # codes or names, any case
     findings: List[Finding] = []
     for check in CHECKS:
         try:
@@ -46,7 +46,7 @@ def run_checks(facts: Facts, tables: Tables, ignore: Iterable[str] = ()) -> List
                     "Please report this with `envcheck probe --json` attached.",
                 )
             )
-    kept = [f for f in findings if f.code not in ignored and f.name not in ignored]
+    kept = [f for f in findings if f.code.lower() not in ignored and f.name not in ignored]
     return sorted(kept, key=sort_key)
 
 

@@ -10,6 +10,7 @@ from ..compat import best_cuda_variant, install_command, nearest_working_release
 from ..facts import Facts
 from ..findings import Finding
 from ..tables import Tables
+from ..tables.model import parse_version
 from ._util import driver_text, gpu_list, has_nvidia_gpu, torch_variant, torch_version, ways_out
 from .catalog import RULES
 
@@ -76,7 +77,7 @@ def _not_installed(facts: Facts, tables: Tables, platform) -> Finding:
     py = facts.python.version
     fix = "Install torch into this environment."
     command = None
-    pyv = Version(py) if py else None
+    pyv = parse_version(py)
     candidates = [
         r
         for r in reversed(tables.releases)

@@ -6,7 +6,13 @@ from typing import List
 
 from packaging.version import Version
 
-from ..compat import best_cuda_variant, driver_verdict, install_command, platform_key
+from ..compat import (
+    best_cuda_variant,
+    driver_verdict,
+    install_command,
+    nearest_working_release,
+    platform_key,
+)
 from ..facts import Facts
 from ..findings import Finding
 from ..tables import Tables
@@ -52,6 +58,16 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
                     Version(version.base_version), variant, platform_key(facts.system), tables
                 )
                 fix += f" Without a driver upgrade, {variant} runs on this driver."
+            else:
+                older = nearest_working_release(facts, tables, below=version)
+                if older:
+                    fix += (
+                        f" Without a driver upgrade, torch {older[0]} ({older[1]}) is the newest "
+                        "that runs on this driver."
+                    )
+                    command = install_command(
+                        older[0], older[1], platform_key(facts.system), tables
+                    )
         return [
             RULES["DRV001"](
                 f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",

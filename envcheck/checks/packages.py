@@ -13,6 +13,7 @@ from .. import builds
 from ..facts import Facts
 from ..findings import Finding
 from ..tables import Tables
+from ..tables.model import parse_version
 from ._util import torch_variant, torch_version
 from .catalog import RULES
 
@@ -180,8 +181,9 @@ def _nvidia_wheels(facts: Facts) -> List[Finding]:
                 "loads depends on search order.",
             )
         )
-    if facts.torch.cuda:
-        torch_major = int(facts.torch.cuda.split(".")[0])
+    cuda = parse_version(facts.torch.cuda)
+    if cuda is not None:
+        torch_major = cuda.major
         wrong = sorted(
             f"{lib}-cu{m}"
             for lib, majors in majors_by_lib.items()
