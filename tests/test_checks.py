@@ -220,3 +220,11 @@ def test_no_check_crashes_on_odd_versions(name: str, driver: str, cuda: str) -> 
     facts.torch.cuda = cuda or None
     findings = run_checks(facts, TABLES)
     assert [f for f in findings if f.code == "INT001"] == []
+
+
+def test_every_code_is_documented() -> None:
+    from envcheck.checks import INTERNAL, RULES
+
+    doc = (Path(__file__).parent.parent / "docs" / "checks.md").read_text()
+    for rule in [*RULES.values(), INTERNAL]:
+        assert f"### {rule.code} {rule.name} ({rule.severity}" in doc, rule.code

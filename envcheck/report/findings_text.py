@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+import shutil
+import textwrap
+from typing import Any, Dict, List, Optional
 
 from .._version import __version__
 from ..facts import Facts
@@ -33,9 +35,17 @@ def _machine_line(facts: Facts) -> str:
 
 
 def render_findings(
-    facts: Facts, findings: List[Finding], tables: Tables, color: bool = False, strict: bool = False
+    facts: Facts,
+    findings: List[Finding],
+    tables: Tables,
+    color: bool = False,
+    strict: bool = False,
+    width: Optional[int] = None,
 ) -> str:
+    """The terminal report; fixes are wrapped to ``width`` (the terminal's, at most 100)."""
     s = Style(color)
+    if width is None:
+        width = min(100, shutil.get_terminal_size((100, 24)).columns)
     lines = [s(f"envcheck {__version__} check", "bold") + s(f"  {_machine_line(facts)}", "dim")]
     if facts.overrides:
         lines.append(s("overridden from the environment: " + ", ".join(facts.overrides), "yellow"))
@@ -49,7 +59,9 @@ def render_findings(
                 for i, part in enumerate(item.splitlines()):
                     lines.append(f"    {s('·' if i == 0 else ' ', 'dim')} {s(part, 'dim')}")
         if finding.fix:
-            lines.append(f"    {s('fix:', 'green')} {finding.fix}")
+            wrapped = textwrap.wrap(finding.fix, width=max(40, width - 9)) or [""]
+            lines.append(f"    {s('fix:', 'green')} {wrapped[0]}")
+            lines.extend(f"         {more}" for more in wrapped[1:])
         if finding.command:
             lines.append(f"    {s('$', 'green')} {finding.command}")
     counts = summary(findings)
