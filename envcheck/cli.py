@@ -124,13 +124,174 @@ def check(
     facts = _probe(deep=deep, timeout=timeout, python=python, show_ids=show_ids)
     codes = [c.strip() for item in ignore for c in item.split(",") if c.strip()]
     findings = run_checks(facts, tables, ignore=codes)
+    advice = _install_advice(facts, tables, findings)
     if as_json:
-        click.echo(json.dumps(report_dict(facts, findings, tables, strict), indent=2))
+        report = report_dict(facts, findings, tables, strict)
+        report["install"] = advice
+        click.echo(json.dumps(report, indent=2))
     else:
         color = use_color(sys.stdout)
         text = render_findings(facts, findings, tables, color=color, strict=strict)
         click.echo(text, nl=False, color=color)
+        if advice:
+            click.echo(
+                f"\nTo install what fits this machine ({advice['reason']}):\n  {advice['command']}"
+            )
     ctx.exit(exitcodes.OK if ready(findings, strict) else exitcodes.NOT_READY)
+
+
+_INSTALL_CODES = ("TRC", "DRV001", "ARC001", "PKG001", "PKG002", "PY001", "INS001", "INS002")
+
+
+def _install_advice(facts, tables, findings):
+    """The install plan, when an error finding is about what is installed."""
+    from .compat import platform_key
+    from .install import Wish, render, resolve
+
+    if not any(f.severity == "error" and f.code.startswith(_INSTALL_CODES) for f in findings):
+        return None
+    wish = Wish(torch="latest")
+    plan = resolve(facts, tables, wish, platform_key(facts.system))
+    if not plan.ok:
+        return None
+    return {"command": render(plan, "pip"), "reason": plan.reasons[0], "plan": plan.to_dict()}
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option(
+    "--torch",
+    "torch_spec",
+    default="latest",
+    show_default=True,
+    metavar="SPEC",
+    help="latest, a minor (2.5), an exact version (2.5.1) or a specifier (>=2.4,<2.7).",
+)
+@click.option(
+    "--variant",
+    default="auto",
+    show_default=True,
+    metavar="VARIANT",
+    help="auto, cpu, cuXYZ (cu128), rocmX.Y or xpu.",
+)
+@click.option(
+    "--manager",
+    default="pip",
+    show_default=True,
+    type=click.Choice(["pip", "uv", "conda", "requirements", "uv-project", "poetry"]),
+    help="Render the plan for this tool or project file.",
+)
+@click.option(
+    "--with",
+    "with_",
+    metavar="PKGS",
+    help="Companions to pin, e.g. torchvision,torchaudio (default: those installed now).",
+)
+@click.option("--python", "python", metavar="X.Y", help="Plan for another Python version.")
+@click.option(
+    "--platform",
+    metavar="PLATFORM",
+    type=click.Choice(
+        ["linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "macos-x86_64"]
+    ),
+    help="Plan for another platform.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+@click.option("--run", is_flag=True, help="Run the pip or uv command for this interpreter.")
+@click.pass_context
+def install(ctx, torch_spec, variant, manager, with_, python, platform, as_json, run) -> None:
+    """Print the right install command for this machine (or another one). Installs nothing
+    unless --run is given.
+
+    Picks the newest torch that satisfies --torch and has a wheel for this Python and
+    platform, and the variant that fits the driver and every GPU. With --python, --platform
+    and a --variant other than auto, nothing is probed.
+    """
+    import json
+
+    from .compat import platform_key
+    from .facts import Facts, PythonFacts
+    from .install import Wish, WishError, check_wish, pip_args, render, resolve
+    from .install.plan import parse_python
+    from .tables.model import PLATFORMS
+
+    companions = [c.strip() for c in with_.split(",") if c.strip()] if with_ else None
+    try:
+        wish = Wish(
+            torch=torch_spec,
+            variant=variant,
+            companions=companions,
+            python=parse_python(python),
+            platform=platform,
+        )
+        check_wish(wish, PLATFORMS)
+    except WishError as exc:
+        raise click.UsageError(str(exc)) from None
+    if run and manager not in ("pip", "uv"):
+        raise click.UsageError("--run works with --manager pip or uv")
+    tables = _load_tables(ctx)
+    if wish.python and wish.platform and wish.variant != "auto":
+        facts = Facts(python=PythonFacts(version=wish.python))  # planning for elsewhere: no probe
+    else:
+        facts = _probe(deep=False)
+    target = wish.platform or platform_key(facts.system)
+    plan = resolve(facts, tables, wish, target)
+    command = render(plan, manager) if plan.ok else None
+    if as_json:
+        out = plan.to_dict()
+        out.update(manager=manager, command=command)
+        click.echo(json.dumps(out, indent=2))
+        ctx.exit(exitcodes.OK if plan.ok else exitcodes.NOT_READY)
+    _print_plan(plan, command)
+    if not plan.ok:
+        ctx.exit(exitcodes.NOT_READY)
+    if run:
+        ctx.exit(_run_install(plan, manager, facts, pip_args(plan)))
+
+
+def _print_plan(plan, command) -> None:
+    where = f"Python {plan.python} on {plan.platform}"
+    if not plan.ok:
+        click.echo(f"No torch fits {where}:", err=False)
+        for c in plan.conflicts:
+            click.echo(f"  - {c}")
+        if plan.ways_out:
+            click.echo("Ways out:")
+            for w in plan.ways_out:
+                click.echo(f"  - {w}")
+        return
+    click.echo(f"torch {plan.torch}+{plan.variant} for {where}")
+    for r in plan.reasons:
+        click.echo(f"  {r}")
+    for n in plan.notes:
+        click.echo(f"  note: {n}")
+    if plan.changes:
+        click.echo("  what changes against the installed torch:")
+        for c in plan.changes:
+            click.echo(f"    - {c}")
+    click.echo("")
+    click.echo(command)
+
+
+def _run_install(plan, manager, facts, args) -> int:
+    import shutil
+    import subprocess
+
+    python = facts.python.executable or sys.executable
+    if manager == "uv":
+        uv = shutil.which("uv")
+        if uv is None:
+            click.echo("uv is not on PATH; use --manager pip", err=True)
+            return exitcodes.USAGE
+        argv = [uv, "pip", "install", "--python", python, *args]
+    else:
+        argv = [python, "-m", "pip", "install", *args]
+    click.echo("$ " + " ".join(argv))
+    result = subprocess.run(argv, check=False)  # an argument list: no shell
+    if result.returncode == 0:
+        click.echo(f"installed torch {plan.torch}+{plan.variant}")
+        return exitcodes.OK
+    click.echo(f"the install failed (exit {result.returncode})", err=True)
+    return exitcodes.NOT_READY
 
 
 @cli.command(context_settings=CONTEXT)

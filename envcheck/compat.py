@@ -74,6 +74,10 @@ def driver_verdict(
     full = (toolkit.windows if windows else toolkit.linux) if toolkit else None
     floor = (compat.windows if windows else compat.linux) if compat else None
     drv = parse_driver(driver)
+    if drv is not None and floor is None and compat is not None and compat.branch:
+        # No exact floor published for this OS (Windows, CUDA 13): NVIDIA states the
+        # family floor as a driver branch, which holds on every OS.
+        floor = parse_driver(str(compat.branch))
     if drv is not None:
         if full is not None and drv >= full:
             return DriverVerdict("full", cuda, drv, full, floor, f"driver {drv} >= {full}")
