@@ -144,11 +144,11 @@ _INSTALL_CODES = ("TRC", "DRV001", "ARC001", "PKG001", "PKG002", "PY001", "INS00
 
 
 def _install_advice(facts, tables, findings):
-    """The install plan, when an error finding is about what is installed."""
+    """The install plan, when a finding is about what is (or is not) installed."""
     from .compat import platform_key
     from .install import Wish, render, resolve
 
-    if not any(f.severity == "error" and f.code.startswith(_INSTALL_CODES) for f in findings):
+    if not any(f.code.startswith(_INSTALL_CODES) for f in findings):
         return None
     wish = Wish(torch="latest")
     plan = resolve(facts, tables, wish, platform_key(facts.system))

@@ -45,6 +45,28 @@ def cuda_of_variant(variant: str) -> Optional[Version]:
     return Version(f"{digits[:-1]}.{digits[-1]}")
 
 
+# --------------------------------------------------------------------------- facts
+
+
+def torch_version(facts: Facts) -> Optional[Version]:
+    return parse_version(facts.torch.version) if facts.torch.installed else None
+
+
+def torch_variant(facts: Facts) -> Optional[str]:
+    t = facts.torch
+    return builds.variant(t.version, t.cuda, t.hip, t.xpu) if t.installed else None
+
+
+def has_nvidia_gpu(facts: Facts) -> bool:
+    """An NVIDIA GPU is (or should be) here: NVML lists one, or the driver's devices exist."""
+    nv = facts.nvidia
+    return (
+        bool(nv.gpus)
+        or "/dev/nvidia0" in nv.device_nodes
+        or bool(nv.driver_version and nv.driver_version_source != "override" and nv.device_nodes)
+    )
+
+
 # --------------------------------------------------------------------------- driver
 
 
@@ -179,12 +201,26 @@ def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], 
     return list(arches), f"compat table for torch {release.minor} {variant}"
 
 
-def install_command(version: Version, variant: str, platform: Optional[str], tables: Tables) -> str:
-    """The pip command PyTorch's install page gives for one torch version and variant."""
+def uses_default_index(
+    version: Version, variant: str, platform: Optional[str], tables: Tables
+) -> bool:
+    """Whether PyTorch's install page gives the plain default-index command.
+
+    It does on macOS, and up to 2.0 for the default CUDA of Linux x86_64; from 2.1
+    it gives ``--index-url`` for every Linux and Windows variant, even the one PyPI
+    also serves (an explicit index cannot pick another variant).
+    """
+    if (platform or "").startswith("macos"):
+        return True
     release = tables.release(version)
     default = release.default_variant.get(platform or "") if release else None
+    return variant == default and platform == "linux-x86_64" and version < Version("2.1")
+
+
+def install_command(version: Version, variant: str, platform: Optional[str], tables: Tables) -> str:
+    """The pip command for torch alone (checks' fixes; `envcheck install` adds companions)."""
     pin = f"torch=={version}"
-    if variant == default:
+    if uses_default_index(version, variant, platform, tables):
         return f"pip install {pin}"
     return f"pip install {pin} --index-url {INDEX_URL}{variant}"
 

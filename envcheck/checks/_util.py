@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from packaging.version import Version
 
-from .. import builds
-from ..compat import driver_needed, nearest_working_release
+from ..compat import (  # noqa: F401 - re-exported for the checks
+    driver_needed,
+    has_nvidia_gpu,
+    nearest_working_release,
+    torch_variant,
+    torch_version,
+)
 from ..facts import Facts
 from ..tables import Tables
-from ..tables.model import parse_version
-
-
-def torch_version(facts: Facts) -> Optional[Version]:
-    return parse_version(facts.torch.version) if facts.torch.installed else None
-
-
-def torch_variant(facts: Facts) -> Optional[str]:
-    t = facts.torch
-    return builds.variant(t.version, t.cuda, t.hip, t.xpu) if t.installed else None
-
-
-def has_nvidia_gpu(facts: Facts) -> bool:
-    """An NVIDIA GPU is (or should be) here: NVML lists one, or the driver's devices exist."""
-    nv = facts.nvidia
-    return (
-        bool(nv.gpus)
-        or "/dev/nvidia0" in nv.device_nodes
-        or bool(nv.driver_version and nv.driver_version_source != "override" and nv.device_nodes)
-    )
 
 
 def driver_text(facts: Facts) -> str:

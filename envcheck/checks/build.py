@@ -10,7 +10,6 @@ from ..compat import best_cuda_variant, install_command, nearest_working_release
 from ..facts import Facts
 from ..findings import Finding
 from ..tables import Tables
-from ..tables.model import parse_version
 from ._util import driver_text, gpu_list, has_nvidia_gpu, torch_variant, torch_version, ways_out
 from .catalog import RULES
 
@@ -74,30 +73,20 @@ def _cpu_on_gpu(facts: Facts, tables: Tables, version, platform) -> Finding:
 
 
 def _not_installed(facts: Facts, tables: Tables, platform) -> Finding:
-    py = facts.python.version
+    """The same plan `envcheck install` makes, so both say the same thing."""
+    from ..install import Wish, render, resolve
+
+    plan = resolve(facts, tables, Wish(), platform)
     fix = "Install torch into this environment."
     command = None
-    pyv = parse_version(py)
-    candidates = [
-        r
-        for r in reversed(tables.releases)
-        if pyv is not None and r.supports_python(pyv) and platform in r.platforms
-    ]
-    if candidates:
-        release = candidates[0]
-        version = release.newest
-        if has_nvidia_gpu(facts):
-            variant, _ = best_cuda_variant(facts, tables, version)
-        else:
-            variant = release.default_variant.get(platform or "", "cpu")
-            if variant.startswith("cu") and platform and platform.startswith("linux"):
-                variant = "cpu"  # no GPU: the small CPU build, not the default CUDA one
-        if variant:
-            command = install_command(version, variant, platform, tables)
-            fix += f" torch {version} ({variant}) is the newest for Python {py} on {platform}."
+    if plan.ok:
+        command = render(plan, "pip")
+        fix += f" torch {plan.torch} ({plan.variant}) fits: {plan.reasons[0]}."
+    elif plan.conflicts:
+        fix += " Nothing fits: " + "; ".join(plan.conflicts + plan.ways_out) + "."
     return RULES["TRC003"](
         "torch is not installed in this environment",
-        [f"Python {py} at {facts.python.executable}"],
+        [f"Python {facts.python.version} at {facts.python.executable}"],
         fix,
         command,
     )

@@ -20,7 +20,6 @@ from typing import Any, Dict, List, Optional, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from ..checks._util import has_nvidia_gpu, torch_variant, torch_version
 from ..compat import (
     INDEX_URL,
     arch_coverage,
@@ -29,7 +28,11 @@ from ..compat import (
     driver_needed,
     driver_verdict,
     gpu_capabilities,
+    has_nvidia_gpu,
     sm_name,
+    torch_variant,
+    torch_version,
+    uses_default_index,
 )
 from ..facts import Facts
 from ..tables import Tables
@@ -162,7 +165,7 @@ def resolve(facts: Facts, tables: Tables, wish: Wish, platform: Optional[str]) -
             continue
         plan.ok = True
         plan.torch, plan.variant = str(version), variant
-        plan.default_index = release.default_variant.get(platform) == variant
+        plan.default_index = uses_default_index(version, variant, platform, tables)
         plan.reasons = why if isinstance(why, list) else [why]
         plan.packages = [Package("torch", str(version))]
         _companions(plan, facts, release, version, wish)
