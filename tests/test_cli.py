@@ -4,35 +4,17 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
 from envcheck import __version__
 from envcheck.facts import Facts
+from tests.runner import envcheck
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
-
-
-def envcheck(
-    *args: str, env: Optional[dict] = None, timeout: float = 180
-) -> subprocess.CompletedProcess:
-    full_env = dict(os.environ)
-    for name in list(full_env):
-        if name.startswith("ENVCHECK_") or name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):
-            del full_env[name]
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "envcheck", *args],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=timeout,
-    )
 
 
 def test_version() -> None:

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -15,6 +12,7 @@ from envcheck.compat import platform_key
 from envcheck.facts import Facts, GpuFacts, PythonFacts
 from envcheck.install import MANAGERS, Wish, render, resolve
 from envcheck.tables import load_tables
+from tests.runner import envcheck
 
 TABLES = load_tables()
 PROFILES = Path(__file__).parent / "profiles"
@@ -357,18 +355,6 @@ def test_project_snippets_are_valid_toml() -> None:
 
 
 # --------------------------------------------------------------------------- the command line
-
-
-def envcheck(*args: str, env: Optional[dict] = None) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
-    full.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "envcheck", *args],
-        capture_output=True,
-        text=True,
-        env=full,
-        timeout=300,
-    )
 
 
 def test_install_here_prints_a_working_command() -> None:

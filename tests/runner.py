@@ -1,0 +1,26 @@
+"""Run envcheck the way a user does: a real `python -m envcheck` process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Optional
+
+
+def envcheck(
+    *args: str, env: Optional[dict] = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """envcheck with a clean slate: no ENVCHECK_* overrides or colour settings leak in."""
+    full_env = dict(os.environ)
+    for name in list(full_env):
+        if name.startswith("ENVCHECK_") or name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):
+            del full_env[name]
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "envcheck", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+    )
