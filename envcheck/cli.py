@@ -212,6 +212,7 @@ def install(ctx, torch_spec, variant, manager, with_, python, platform, as_json,
     from .facts import Facts, PythonFacts
     from .install import Wish, WishError, check_wish, pip_args, render, resolve
     from .install.plan import parse_python
+    from .install.render import uv_args
     from .tables.model import PLATFORMS
 
     companions = [c.strip() for c in with_.split(",") if c.strip()] if with_ else None
@@ -235,7 +236,7 @@ def install(ctx, torch_spec, variant, manager, with_, python, platform, as_json,
         facts = _probe(deep=False)
     target = wish.platform or platform_key(facts.system)
     plan = resolve(facts, tables, wish, target)
-    command = render(plan, manager) if plan.ok else None
+    command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
     if as_json:
         out = plan.to_dict()
         out.update(manager=manager, command=command)
@@ -245,7 +246,8 @@ def install(ctx, torch_spec, variant, manager, with_, python, platform, as_json,
     if not plan.ok:
         ctx.exit(exitcodes.NOT_READY)
     if run:
-        ctx.exit(_run_install(plan, manager, facts, pip_args(plan)))
+        args = uv_args(plan, tables.uv_torch_backends) if manager == "uv" else pip_args(plan)
+        ctx.exit(_run_install(plan, manager, facts, args))
 
 
 def _print_plan(plan, command) -> None:
@@ -319,6 +321,7 @@ def tables(ctx: click.Context, as_json: bool) -> None:
             "driver_branches": f"R{min(t.driver_branches)} to R{max(t.driver_branches)}",
         },
         "gpu_arches": {"families": len(t.families), "gpu_models": len(t.gpus)},
+        "installers": {"uv_torch_backends": len(t.uv_torch_backends)},
     }
     if as_json:
         out = {

@@ -322,10 +322,10 @@ def test_upgrade_lists_what_changes() -> None:
 
 def test_every_manager_renders_the_same_plan() -> None:
     plan = elsewhere("2.7.1", "cu128", "linux-x86_64")
-    out = {m: render(plan, m) for m in MANAGERS}
+    out = {m: render(plan, m, TABLES.uv_torch_backends) for m in MANAGERS}
     assert (
         out["uv"]
-        == "uv pip install torch==2.7.1 torchvision==0.22.1 torchaudio==2.7.1 --index-url https://download.pytorch.org/whl/cu128"
+        == "uv pip install torch==2.7.1 torchvision==0.22.1 torchaudio==2.7.1 --torch-backend=cu128"
     )
     assert out["requirements"].splitlines() == [
         "--index-url https://download.pytorch.org/whl/cu128",
@@ -443,3 +443,14 @@ def test_check_ends_with_the_install_advice() -> None:
     assert (
         "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128" in out.stdout
     )
+
+
+def test_uv_falls_back_to_the_index_for_backends_uv_does_not_know() -> None:
+    """cu132 is not among uv's --torch-backend values (installers table): use the index."""
+    assert "cu132" not in TABLES.uv_torch_backends and "cu130" in TABLES.uv_torch_backends
+    plan = elsewhere("2.15.0", "cu132", "linux-x86_64", python="3.12")
+    assert render(plan, "uv", TABLES.uv_torch_backends) == (
+        "uv pip install torch==2.15.0 torchvision==0.29.2 torchaudio==2.11.1 --index-url https://download.pytorch.org/whl/cu132"
+    )
+    plan = elsewhere("2.13.0", "cu130", "linux-x86_64", python="3.12")
+    assert render(plan, "uv", TABLES.uv_torch_backends).endswith("--torch-backend=cu130")

@@ -197,6 +197,11 @@ def broken_copy(tmp_path: Path, name: str, mutate) -> Path:
             r"gpu_arches.json: gpus\[0\].capability: 'twelve' is not a compute capability",
         ),
         ("gpu_arches", lambda d: d["gpus"].append(d["gpus"][0]), r"is listed twice"),
+        (
+            "installers",
+            lambda d: d["uv_torch_backends"].update(values=["cuda13"]),
+            r"installers.json: uv_torch_backends.values: 'cuda13' is not a backend name",
+        ),
     ],
 )
 def test_broken_tables_name_file_record_and_field(tmp_path, name, mutate, message) -> None:

@@ -10,7 +10,7 @@ torchvision with ``--extra-index-url``. (Before 1.11 the pages used
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Sequence
 
 from packaging.version import Version
 
@@ -48,13 +48,26 @@ def pip_args(plan: InstallPlan) -> List[str]:
     return pins(plan) + index_args(plan)
 
 
-def render(plan: InstallPlan, manager: str) -> str:
+def uv_args(plan: InstallPlan, uv_backends: Sequence[str] = ()) -> List[str]:
+    """`uv pip install` arguments: ``--torch-backend`` where uv knows the variant
+    (it then picks the index for every torch-family package), else the index URL."""
+    if (
+        plan.variant in uv_backends
+        and not _legacy(plan)
+        and not (plan.platform or "").startswith("macos")
+    ):
+        return [p for p in pins(plan)] + [f"--torch-backend={plan.variant}"]
+    return pip_args(plan)
+
+
+def render(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> str:
+    """The command or snippet for ``manager``; ``uv_backends`` from the installers table."""
     if not plan.ok or not plan.torch:
         raise ValueError("nothing to render: the plan has no solution")
     if manager == "pip":
         return "pip install " + " ".join(pip_args(plan))
     if manager == "uv":
-        return "uv pip install " + " ".join(pip_args(plan))
+        return "uv pip install " + " ".join(uv_args(plan, uv_backends))
     if manager == "requirements":
         lines = []
         if plan.index_url:

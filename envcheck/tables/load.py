@@ -35,7 +35,7 @@ from .model import (
 )
 
 SCHEMA_VERSION = 1
-TABLE_NAMES = ("torch_releases", "cuda_driver", "gpu_arches")
+TABLE_NAMES = ("torch_releases", "cuda_driver", "gpu_arches", "installers")
 ENV_VAR = "ENVCHECK_TABLES"
 
 _VARIANT = re.compile(r"^(cpu|cu\d{2,3}|rocm\d+(?:\.\d+)*|xpu)$")
@@ -402,6 +402,20 @@ def _gpu_arches(data: Dict[str, Any], file: str):
     return tuple(families), rules, tuple(gpus)
 
 
+# --------------------------------------------------------------------------- installers
+
+
+def _installers(data: Dict[str, Any], file: str) -> Tuple[str, ...]:
+    r = _Reader(file, {})
+    raw = r.get(data, "uv_torch_backends", "document", dict)
+    r.provenance(raw, "uv_torch_backends", ["values", "scope"])
+    values = r.get(raw, "values", "uv_torch_backends", list)
+    for v in values:
+        if not isinstance(v, str) or not (v == "auto" or _VARIANT.match(v)):
+            raise r.fail("uv_torch_backends.values", f"{v!r} is not a backend name")
+    return tuple(values)
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -432,6 +446,7 @@ def load_tables(directory: Optional[os.PathLike] = None) -> Tables:
         docs["cuda_driver"], str(files["cuda_driver"].path)
     )
     families, rules, gpus = _gpu_arches(docs["gpu_arches"], str(files["gpu_arches"].path))
+    uv_backends = _installers(docs["installers"], str(files["installers"].path))
     return Tables(
         files=files,
         releases=releases,
@@ -443,4 +458,5 @@ def load_tables(directory: Optional[os.PathLike] = None) -> Tables:
         sass_rules=rules,
         gpus=gpus,
         sources=sources,
+        uv_torch_backends=uv_backends,
     )

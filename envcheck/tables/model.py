@@ -200,6 +200,7 @@ class Tables:
     sass_rules: Mapping[str, SassRule]
     gpus: Tuple[GpuModel, ...]
     sources: Mapping[str, str]
+    uv_torch_backends: Tuple[str, ...] = ()  # values `uv pip install --torch-backend` accepts
 
     # ---------------------------------------------------------------- torch
 
