@@ -148,6 +148,20 @@ OFFICIAL = [
         "conda",
         "conda install pytorch==2.0.1 torchvision==0.15.2 torchaudio==2.0.2 -c pytorch",
     ),
+    (
+        "1.12.1",
+        "cu102",
+        "linux-x86_64",
+        "conda",
+        "conda install pytorch==1.12.1 torchvision==0.13.1 torchaudio==0.12.1 cudatoolkit=10.2 -c pytorch",
+    ),
+    (
+        "1.12.1",
+        "cu116",
+        "linux-x86_64",
+        "conda",
+        "conda install pytorch==1.12.1 torchvision==0.13.1 torchaudio==0.12.1 cudatoolkit=11.6 -c pytorch -c conda-forge",
+    ),
 ]
 
 

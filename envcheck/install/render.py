@@ -99,6 +99,16 @@ def _conda(plan: InstallPlan) -> str:
         if variant.startswith("cu"):
             cuda = f"{variant[2:-1]}.{variant[-1]}"
             return "conda install " + " ".join(specs) + f" pytorch-cuda={cuda} -c pytorch -c nvidia"
+    if version < Version("1.13"):  # before pytorch-cuda: the cudatoolkit package
+        if macos:
+            return "conda install " + " ".join(specs) + " -c pytorch"
+        if variant == "cpu":
+            return "conda install " + " ".join(specs) + " cpuonly -c pytorch"
+        if variant.startswith("cu"):
+            cuda = f"{variant[2:-1]}.{variant[-1]}"
+            # The 11.x toolkits after 11.3 came from conda-forge (PyTorch's own commands for 1.12).
+            forge = " -c conda-forge" if Version(cuda) >= Version("11.6") else ""
+            return "conda install " + " ".join(specs) + f" cudatoolkit={cuda} -c pytorch" + forge
     if variant.startswith("rocm") or variant == "xpu":
         return f"# conda has no {variant} builds of torch; use pip:\n" + render(plan, "pip")
     build = "cpu*" if variant == "cpu" or macos else f"cuda{variant[2:]}*"
