@@ -57,6 +57,10 @@ def torch_variant(facts: Facts) -> Optional[str]:
     return builds.variant(t.version, t.cuda, t.hip, t.xpu) if t.installed else None
 
 
+def has_amd_gpu(facts: Facts) -> bool:
+    return bool(facts.amd.gpus) and facts.system.os == "Linux"
+
+
 def has_nvidia_gpu(facts: Facts) -> bool:
     """An NVIDIA GPU is (or should be) here: NVML lists one, or the driver's devices exist."""
     nv = facts.nvidia

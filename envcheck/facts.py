@@ -146,6 +146,21 @@ class NvidiaFacts:
     gpus: List[GpuFacts] = field(default_factory=list)
 
 
+@dataclass
+class AmdGpuFacts:
+    index: int = 0
+    gfx: Optional[str] = None  # LLVM target, e.g. "gfx942", from KFD's gfx_target_version
+    device_id: Optional[str] = None  # PCI device id, e.g. "0x74a1"
+
+
+@dataclass
+class AmdFacts:
+    """AMD GPUs, for ROCm builds of torch (Linux: the amdgpu driver's KFD topology)."""
+
+    driver_version: Optional[str] = None  # /sys/module/amdgpu/version (ROCm's DKMS driver)
+    gpus: List[AmdGpuFacts] = field(default_factory=list)
+
+
 # --------------------------------------------------------------------------- torch
 
 
@@ -259,6 +274,7 @@ class Facts:
     system: SystemFacts = field(default_factory=SystemFacts)
     python: PythonFacts = field(default_factory=PythonFacts)
     nvidia: NvidiaFacts = field(default_factory=NvidiaFacts)
+    amd: AmdFacts = field(default_factory=AmdFacts)
     torch: TorchFacts = field(default_factory=TorchFacts)
     torch_runtime: TorchRuntimeFacts = field(default_factory=TorchRuntimeFacts)
     toolkit: ToolkitFacts = field(default_factory=ToolkitFacts)

@@ -109,6 +109,8 @@ def test_every_field_is_documented() -> None:
         m.PythonFacts,
         m.NvidiaFacts,
         m.NvmlStatus,
+        m.AmdFacts,
+        m.AmdGpuFacts,
         m.GpuFacts,
         m.TorchFacts,
         m.PackageFacts,

@@ -6,6 +6,7 @@ from packaging.version import Version
 
 from ..compat import (  # noqa: F401 - re-exported for the checks
     driver_needed,
+    has_amd_gpu,
     has_nvidia_gpu,
     nearest_working_release,
     torch_variant,

@@ -10,7 +10,15 @@ from ..compat import best_cuda_variant, install_command, nearest_working_release
 from ..facts import Facts
 from ..findings import Finding
 from ..tables import Tables
-from ._util import driver_text, gpu_list, has_nvidia_gpu, torch_variant, torch_version, ways_out
+from ._util import (
+    driver_text,
+    gpu_list,
+    has_amd_gpu,
+    has_nvidia_gpu,
+    torch_variant,
+    torch_version,
+    ways_out,
+)
 from .catalog import RULES
 
 
@@ -23,6 +31,8 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     gpu = has_nvidia_gpu(facts)
     if variant == "cpu" and gpu and facts.system.os != "Darwin":
         return [_cpu_on_gpu(facts, tables, version, platform)]
+    if variant == "cpu" and has_amd_gpu(facts):
+        return [_cpu_on_amd(facts, tables, version, platform)]
     if variant and variant.startswith("cu") and not gpu and facts.system.os != "Darwin":
         command = install_command(version, "cpu", platform, tables) if version else None
         return [
@@ -67,6 +77,26 @@ def _cpu_on_gpu(facts: Facts, tables: Tables, version, platform) -> Finding:
     return RULES["TRC001"](
         f"torch {facts.torch.version} is CPU-only, but this machine has an NVIDIA GPU",
         evidence,
+        fix,
+        command,
+    )
+
+
+def _cpu_on_amd(facts: Facts, tables: Tables, version, platform) -> Finding:
+    from ..install import Wish, render, resolve
+
+    gfx = ", ".join(g.gfx or "?" for g in facts.amd.gpus)
+    wish = Wish(torch=f"=={version.base_version}" if version else "latest")
+    plan = resolve(facts, tables, wish, platform)
+    if not plan.ok:
+        plan = resolve(facts, tables, Wish(), platform)
+    command = render(plan, "pip") if plan.ok else None
+    fix = "Install a ROCm build of torch from PyTorch's index."
+    if plan.ok:
+        fix += f" {plan.reasons[0]}."
+    return RULES["TRC001"](
+        f"torch {facts.torch.version} is CPU-only, but this machine has an AMD GPU ({gfx})",
+        [f"torch {facts.torch.version} (CPU-only build)", f"AMD GPUs: {gfx}"],
         fix,
         command,
     )

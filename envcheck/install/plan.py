@@ -28,6 +28,7 @@ from ..compat import (
     driver_needed,
     driver_verdict,
     gpu_capabilities,
+    has_amd_gpu,
     has_nvidia_gpu,
     sm_name,
     torch_variant,
@@ -243,6 +244,8 @@ def _pick_variant(facts, tables, release, version, wanted, platform, gpu):
     if platform.startswith("macos"):
         mps = "with MPS on Apple silicon" if platform == "macos-arm64" else "CPU only"
         return "cpu", [f"the default macOS wheel ({mps})"]
+    if not gpu and has_amd_gpu(facts):
+        return _rocm_variant(facts, release, version, platform)
     if not gpu:
         return "cpu", ["no NVIDIA GPU here: the CPU build"]
     variant, reasons = best_cuda_variant(facts, tables, version)
@@ -261,6 +264,21 @@ def _pick_variant(facts, tables, release, version, wanted, platform, gpu):
     gpus = ", ".join(sorted({f"{n} ({sm_name(c)})" for n, c in caps})) or "the GPUs"
     return variant, [f"{how}; {gpus} covered by {variant} -> torch {version}+{variant}"] + [
         f"skipped {r}" for r in reasons
+    ]
+
+
+def _rocm_variant(facts, release, version, platform):
+    """The newest ROCm build for an AMD GPU (Linux x86_64 only)."""
+    gfx = ", ".join(sorted({g.gfx for g in facts.amd.gpus if g.gfx})) or "an AMD GPU"
+    if platform != "linux-x86_64":
+        return None, f"ROCm builds exist for linux-x86_64 only ({gfx} on {platform})"
+    if not release.rocm_variants:
+        known = "not known" if release.rocm_variants is None else "none"
+        return None, f"ROCm builds of {release.minor}: {known}"
+    variant = max(release.rocm_variants, key=lambda v: Version(v[4:]))
+    return variant, [
+        f"AMD GPU ({gfx}) -> {variant}, the newest ROCm build of torch {version}",
+        "the tables do not list which gfx targets ROCm builds carry: check that yours is supported",
     ]
 
 

@@ -18,6 +18,7 @@ from typing import Callable, Dict, Optional, TypeVar
 
 from .._version import __version__
 from ..facts import Facts, ProbeError, TorchRuntimeFacts
+from .amd import probe_amd
 from .environ import probe_environ
 from .nvidia import probe_nvidia
 from .overrides import OverrideError, apply_overrides, parse_overrides
@@ -85,6 +86,7 @@ def probe(
     facts.nvidia = guarded(
         "nvidia", lambda: probe_nvidia(root, nvml, show_ids=show_ids), facts.nvidia
     )
+    facts.amd = guarded("amd", lambda: probe_amd(root), facts.amd)
     facts.torch = guarded(
         "torch",
         lambda: probe_torch_static(

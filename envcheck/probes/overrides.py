@@ -26,6 +26,7 @@ import re
 from typing import Any, List, Mapping, Tuple
 
 from ..facts import (
+    AmdFacts,
     Facts,
     FactsError,
     GpuFacts,
@@ -46,6 +47,7 @@ SECTIONS: List[Tuple[str, str, type]] = [
     ("SYSTEM_", "system", SystemFacts),
     ("PYTHON_", "python", PythonFacts),
     ("NVIDIA_", "nvidia", NvidiaFacts),
+    ("AMD_", "amd", AmdFacts),
     ("TORCH_", "torch", TorchFacts),
     ("TOOLKIT_", "toolkit", ToolkitFacts),
 ]

@@ -40,6 +40,7 @@ def render_facts(facts: Facts, color: bool = False) -> str:
         ("System", _system(facts.system)),
         ("Python", _python(facts)),
         ("NVIDIA", _nvidia(facts.nvidia, s)),
+        *([("AMD", _amd(facts))] if facts.amd.gpus else []),
         ("PyTorch", _torch(facts.torch, facts.torch_runtime, s)),
         ("CUDA toolkit", _toolkit(facts)),
         ("Environment", _environment(facts)),
@@ -152,6 +153,20 @@ def _nvidia(nv: NvidiaFacts, s: Style) -> List[Row]:
         rows.append(("GPUs", "none seen"))
     for gpu in nv.gpus:
         rows.append((f"GPU {gpu.index}", _gpu(gpu, s)))
+    return rows
+
+
+def _amd(facts: Facts) -> List[Row]:
+    rows: List[Row] = []
+    if facts.amd.driver_version:
+        rows.append(("Driver", f"amdgpu {facts.amd.driver_version}"))
+    for gpu in facts.amd.gpus:
+        rows.append(
+            (
+                f"GPU {gpu.index}",
+                _join(gpu.gfx, f"device {gpu.device_id}" if gpu.device_id else None),
+            )
+        )
     return rows
 
 
