@@ -65,7 +65,7 @@ def test_install_picks_the_newest_rocm_build() -> None:
     assert plan.reasons[0] == "AMD GPU (gfx942) -> rocm7.14, the newest ROCm build of torch 2.14.1"
     assert (
         render(plan, "pip")
-        == "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/rocm7.2"
+        == "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/rocm7.14"
     )
 
 
