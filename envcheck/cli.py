@@ -91,6 +91,9 @@ def _deep_options(fn):
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (docs/checks.md).")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too, not only on errors.")
 @click.option(
+    "--smoke", "with_smoke", is_flag=True, help="Also run the smoke test and join its results."
+)
+@click.option(
     "--ignore",
     "ignore",
     multiple=True,
@@ -103,6 +106,7 @@ def check(
     ctx: click.Context,
     as_json: bool,
     strict: bool,
+    with_smoke: bool,
     ignore: tuple,
     deep: bool,
     timeout: float,
@@ -124,10 +128,21 @@ def check(
     facts = _probe(deep=deep, timeout=timeout, python=python, show_ids=show_ids)
     codes = [c.strip() for item in ignore for c in item.split(",") if c.strip()]
     findings = run_checks(facts, tables, ignore=codes)
+    smoke_results = []
+    if with_smoke:
+        from .findings import sort_key
+        from .report.smoke_text import as_findings
+
+        smoke_results, _ = _run_smoke(
+            timeout, (), show_progress=sys.stderr.isatty() and not as_json
+        )
+        findings = sorted(findings + as_findings(smoke_results), key=sort_key)
     advice = _install_advice(facts, tables, findings)
     if as_json:
         report = report_dict(facts, findings, tables, strict)
         report["install"] = advice
+        if with_smoke:
+            report["smoke"] = [r.to_dict() for r in smoke_results]
         click.echo(json.dumps(report, indent=2))
     else:
         color = use_color(sys.stdout)
@@ -294,6 +309,80 @@ def _run_install(plan, manager, facts, args) -> int:
         return exitcodes.OK
     click.echo(f"the install failed (exit {result.returncode})", err=True)
     return exitcodes.NOT_READY
+
+
+def _smoke_devices(timeout: float):
+    """CUDA devices torch sees (from the deep probe), else the CPU."""
+    from .probes.torch_deep import probe_torch_deep
+
+    rt = probe_torch_deep(sys.executable, timeout=timeout)
+    if rt.status == "ok" and rt.cuda_available and rt.device_count:
+        return [f"cuda:{i}" for i in range(rt.device_count)], rt
+    return ["cpu"], rt
+
+
+def _run_smoke(timeout: float, extras, show_progress: bool):
+    from .smoke.runner import run_suite
+
+    def progress(kind, label, elapsed, result):
+        if not show_progress:
+            return
+        if kind == "tick":
+            click.echo(f"\r  running {label} ... {elapsed:4.1f} s", nl=False, err=True)
+        elif kind == "done":
+            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
+
+    devices, rt = _smoke_devices(timeout)
+    return run_suite(devices, timeout=timeout, extras=extras, progress=progress), rt
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=120.0,
+    show_default=True,
+    help="Seconds each test may run before it is killed.",
+)
+@click.option("--memory", is_flag=True, help="Also write and read back part of free device memory.")
+@click.option("--compile", "compile_", is_flag=True, help="Also torch.compile a tiny function.")
+@click.option(
+    "--distributed",
+    is_flag=True,
+    help="Run across nodes: every rank of a torchrun job (same as `torchrun ... -m envcheck.smoke`).",
+)
+@click.pass_context
+def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
+    """Prove the stack works: matmul, AMP and all_reduce, each in a child with a timeout.
+
+    On GPUs: every visible GPU, NCCL all_reduce over all of them. On the CPU: bf16,
+    and a 2-process gloo all_reduce. Exit 1 when a test fails or hangs.
+    """
+    import json
+
+    if distributed:
+        from .smoke.distributed import in_torchrun, run
+
+        if not in_torchrun():
+            raise click.UsageError(
+                "--distributed runs under torchrun (RANK, WORLD_SIZE, MASTER_ADDR unset)"
+            )
+        ctx.exit(run(timeout))
+    from .report.smoke_text import render_results
+    from .report.style import use_color
+
+    extras = [n for n, on in (("memory", memory), ("compile", compile_)) if on]
+    results, _ = _run_smoke(timeout, extras, show_progress=sys.stderr.isatty() and not as_json)
+    failed = any(r.status in ("failed", "timed_out") for r in results)
+    if as_json:
+        click.echo(
+            json.dumps({"passed": not failed, "results": [r.to_dict() for r in results]}, indent=2)
+        )
+    else:
+        color = use_color(sys.stdout)
+        click.echo(render_results(results, color), nl=False, color=color)
+    ctx.exit(exitcodes.NOT_READY if failed else exitcodes.OK)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -135,6 +135,9 @@ _RULES = [
     Rule("SYS004", "disk-nearly-full", "warning", "little free disk space"),
     Rule("SYS005", "wsl1", "error", "WSL 1 has no GPU support"),
     Rule("MAC001", "mps-unavailable", "warning", "Apple GPU (MPS) not available to torch"),
+    # the smoke test (envcheck check --smoke)
+    Rule("SMK001", "smoke-failed", "error", "a smoke test failed"),
+    Rule("SMK002", "smoke-timed-out", "error", "a smoke test hung and was killed"),
     # the tables themselves
     Rule(
         "TBL001",

@@ -1,0 +1,192 @@
+"""Run the smoke suite: each test in its own child process with a timeout.
+
+A hang is normal in the field (an NCCL all_reduce waiting forever, a first start
+JIT-compiling PTX), so every test is bounded: a child that runs over is killed
+with its whole process group, reported as timed out with what to try, and the
+rest of the suite goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from .. import _proc
+from .worker import MARK
+
+HANG_HINTS = [
+    "rerun with NCCL_DEBUG=INFO to see where NCCL waits",
+    "bisect the transport: NCCL_P2P_DISABLE=1, then NCCL_IB_DISABLE=1",
+    "check /dev/shm (docker --shm-size / --ipc=host)",
+    "a build without native kernels for this GPU JIT-compiles PTX on first start: give it longer",
+]
+
+
+@dataclass
+class SmokeResult:
+    name: str
+    device: str
+    status: str  # passed, failed, skipped, timed_out
+    duration_s: float = 0.0
+    figures: Dict[str, Any] = field(default_factory=dict)
+    error: Optional[str] = None
+    hints: List[str] = field(default_factory=list)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+Progress = Callable[[str, str, float, Optional[SmokeResult]], None]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _parse(stdout: str) -> Optional[Dict[str, Any]]:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(MARK):
+            try:
+                data = json.loads(line[len(MARK) :])
+            except json.JSONDecodeError:
+                return None
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def _wait_all(children: List[_proc.Child], label: str, device: str, progress: Optional[Progress]):
+    """Wait for children in threads, ticking progress; returns their ChildResults."""
+    results: List[Optional[_proc.ChildResult]] = [None] * len(children)
+
+    def reap(i: int) -> None:
+        results[i] = children[i].wait()
+
+    threads = [threading.Thread(target=reap, args=(i,), daemon=True) for i in range(len(children))]
+    for t in threads:
+        t.start()
+    start = time.monotonic()
+    while any(t.is_alive() for t in threads):
+        if progress:
+            progress("tick", f"{label} {device}", time.monotonic() - start, None)
+        for t in threads:
+            t.join(0.25)
+    return results
+
+
+def _result(name: str, device: str, child: _proc.ChildResult, timeout: float) -> SmokeResult:
+    data = _parse(child.stdout)
+    if child.timed_out:
+        return SmokeResult(
+            name,
+            device,
+            "timed_out",
+            round(child.duration_s, 3),
+            error=f"no result after {timeout:g} s; the test was killed",
+            hints=list(HANG_HINTS),
+        )
+    if data is None:
+        tail = "\n".join(child.stderr.strip().splitlines()[-8:])
+        why = (
+            f"killed by {child.signal}" if child.signal else f"exited with code {child.returncode}"
+        )
+        return SmokeResult(
+            name, device, "failed", round(child.duration_s, 3), error=f"{why}\n{tail}".strip()
+        )
+    return SmokeResult(
+        name,
+        device,
+        data.get("status", "failed"),
+        round(child.duration_s, 3),
+        figures=data.get("figures") or {},
+        error=data.get("error"),
+    )
+
+
+def run_one(
+    name: str,
+    device: str,
+    timeout: float,
+    python: str = sys.executable,
+    env: Optional[Dict[str, str]] = None,
+    progress: Optional[Progress] = None,
+) -> SmokeResult:
+    if progress:
+        progress("start", f"{name} {device}", 0.0, None)
+    try:
+        child = _proc.Child([python, "-m", "envcheck.smoke.worker", name, device], timeout, env=env)
+    except OSError as exc:
+        result = SmokeResult(name, device, "failed", error=f"could not start {python}: {exc}")
+    else:
+        (done,) = _wait_all([child], name, device, progress)
+        result = _result(name, device, done, timeout)
+    if progress:
+        progress("done", f"{name} {device}", result.duration_s, result)
+    return result
+
+
+def run_all_reduce(
+    devices: Sequence[str],
+    timeout: float,
+    python: str = sys.executable,
+    env: Optional[Dict[str, str]] = None,
+    progress: Optional[Progress] = None,
+) -> SmokeResult:
+    """One process per GPU over NCCL, or two CPU processes over gloo, on 127.0.0.1."""
+    ranks = list(devices) if devices and devices[0].startswith("cuda") else ["cpu", "cpu"]
+    label = "nccl" if ranks[0].startswith("cuda") else "gloo"
+    if progress:
+        progress("start", f"all_reduce {label}", 0.0, None)
+    base = dict(os.environ if env is None else env)
+    base.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(len(ranks)))
+    base.setdefault("ENVCHECK_SMOKE_PG_TIMEOUT", str(max(5.0, timeout - 5)))
+    children = []
+    for rank, device in enumerate(ranks):
+        rank_env = dict(base, RANK=str(rank), LOCAL_RANK=str(rank))
+        children.append(
+            _proc.Child(
+                [python, "-m", "envcheck.smoke.worker", "all_reduce", device], timeout, env=rank_env
+            )
+        )
+    done = _wait_all(children, "all_reduce", label, progress)
+    per_rank = [_result("all_reduce", d, c, timeout) for d, c in zip(ranks, done)]
+    first_bad = next((r for r in per_rank if r.status != "passed"), None)
+    result = per_rank[0] if first_bad is None else first_bad
+    result = SmokeResult(
+        "all_reduce",
+        f"{label} x{len(ranks)}",
+        result.status,
+        max(r.duration_s for r in per_rank),
+        figures=per_rank[0].figures if first_bad is None else {},
+        error=result.error,
+        hints=result.hints or (list(HANG_HINTS) if result.status != "passed" else []),
+    )
+    if progress:
+        progress("done", f"all_reduce {label}", result.duration_s, result)
+    return result
+
+
+def run_suite(
+    devices: Sequence[str],
+    timeout: float = 120.0,
+    extras: Sequence[str] = (),
+    python: str = sys.executable,
+    env: Optional[Dict[str, str]] = None,
+    progress: Optional[Progress] = None,
+) -> List[SmokeResult]:
+    results = []
+    for name in ("matmul", "amp"):
+        for device in devices:
+            results.append(run_one(name, device, timeout, python, env, progress))
+    results.append(run_all_reduce(devices, timeout, python, env, progress))
+    for name in extras:
+        for device in devices:
+            results.append(run_one(name, device, timeout, python, env, progress))
+    return results

@@ -1,0 +1,65 @@
+"""Child entry point: run one smoke workload and print its result as a marker line.
+
+    python -m envcheck.smoke.worker TEST DEVICE
+
+For all_reduce the parent starts one worker per rank with RANK, WORLD_SIZE,
+MASTER_ADDR and MASTER_PORT set. Anything torch prints is ignored by the parent;
+only the marker line counts.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import sys
+import time
+import traceback
+
+MARK = "@@envcheck-smoke@@"
+
+
+def main(argv: list) -> int:
+    test, device = argv[0], argv[1]
+    start = time.perf_counter()
+    try:
+        from . import workloads
+
+        if test == "all_reduce":
+            figures = _all_reduce(workloads, device)
+        else:
+            fn = {
+                "matmul": workloads.matmul,
+                "amp": workloads.amp,
+                "memory": workloads.memory,
+                "compile": workloads.compiled,
+            }[test]
+            figures = fn(device)
+        result = {"status": "passed", "figures": figures}
+    except Exception as exc:  # a wrong result, or torch failing (no kernel image, NCCL error)
+        lines = traceback.format_exception_only(type(exc), exc)
+        result = {"status": "failed", "error": "".join(lines).strip()[-2000:]}
+    result["duration_s"] = round(time.perf_counter() - start, 3)
+    sys.stdout.write("\n" + MARK + " " + json.dumps(result) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _all_reduce(workloads, device: str) -> dict:
+    import torch.distributed as dist
+
+    backend = "nccl" if device.startswith("cuda") else "gloo"
+    if device.startswith("cuda"):
+        import torch
+
+        torch.cuda.set_device(device)
+    timeout = datetime.timedelta(seconds=float(os.environ.get("ENVCHECK_SMOKE_PG_TIMEOUT", "60")))
+    dist.init_process_group(backend, timeout=timeout)
+    try:
+        return workloads.all_reduce(device)
+    finally:
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

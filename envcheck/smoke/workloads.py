@@ -1,0 +1,230 @@
+"""The smoke workloads: what a first training step does, with results verified.
+
+These functions import torch and touch devices, so they only ever run in a child
+process (``python -m envcheck.smoke.worker``) or under torchrun, never in the
+envcheck process itself. The same code serves ``cuda`` and ``cpu`` devices and
+the ``nccl`` and ``gloo`` backends. Each returns a dict of figures and raises
+``SmokeFailure`` when a result is wrong.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, List, Tuple
+
+# Relative error allowed against a float64 reference, per dtype. TF32 (on by
+# default for cuDNN convs, opt-in for matmul) keeps a 10-bit mantissa like fp16.
+TOLERANCE = {"float32": 1e-4, "tf32": 5e-3, "bfloat16": 3e-2, "float16": 5e-3}
+
+
+class SmokeFailure(AssertionError):
+    """A workload ran but its result is wrong."""
+
+
+def relative_error(result: Any, reference: Any) -> float:
+    """max |result - reference| / max |reference|, computed in float64."""
+    diff = (result.double() - reference).abs().max().item()
+    scale = reference.abs().max().item() or 1.0
+    return diff / scale
+
+
+def check_close(name: str, result: Any, reference: Any, tolerance: float) -> float:
+    err = relative_error(result, reference)
+    if not err <= tolerance:  # also catches NaN
+        raise SmokeFailure(f"{name}: relative error {err:.3g} exceeds {tolerance:g}")
+    return err
+
+
+def _sync(device: str) -> None:
+    import torch
+
+    if device.startswith("cuda"):
+        torch.cuda.synchronize(device)
+
+
+def low_precision(device: str) -> str:
+    """The fast low precision this device supports: bf16 where it can, else fp16."""
+    import torch
+
+    if device.startswith("cuda"):
+        return "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
+    return "bfloat16"
+
+
+def matmul(device: str, size: int = 0, seconds: float = 0.5) -> Dict[str, Any]:
+    """fp32 and low-precision matmul: checked against float64, then timed."""
+    import torch
+
+    size = size or (4096 if device.startswith("cuda") else 512)
+    gen = torch.Generator().manual_seed(0)
+    a64 = torch.randn(size, size, dtype=torch.float64, generator=gen)
+    b64 = torch.randn(size, size, dtype=torch.float64, generator=gen)
+    reference = a64 @ b64
+    figures: Dict[str, Any] = {"size": size}
+    if device.startswith("cuda"):
+        figures["tf32_matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
+    dtypes = ["float32", low_precision(device)]
+    for name in dtypes:
+        dtype = getattr(torch, name)
+        a, b = a64.to(device, dtype), b64.to(device, dtype)
+        result = (a @ b).cpu()
+        tol = TOLERANCE["tf32" if name == "float32" and figures.get("tf32_matmul") else name]
+        figures[f"{name}_rel_error"] = check_close(f"{name} matmul", result, reference, tol)
+        figures[f"{name}_tflops"] = round(time_matmul(a, b, device, seconds) / 1e12, 3)
+    return figures
+
+
+def time_matmul(a: Any, b: Any, device: str, seconds: float) -> float:
+    """FLOP/s of ``a @ b`` over about ``seconds``, after a warm-up."""
+    n = a.shape[0]
+    for _ in range(2):
+        a @ b
+    _sync(device)
+    iters, start = 0, time.perf_counter()
+    while True:
+        a @ b
+        iters += 1
+        if iters % 4 == 0:
+            _sync(device)
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                return 2 * n**3 * iters / elapsed
+
+
+def amp(device: str, steps: int = 30) -> Dict[str, Any]:
+    """A tiny model trained a few steps under autocast, like a first training step.
+
+    CUDA uses fp16 with a GradScaler (bf16 too where supported); the CPU uses bf16.
+    Passes when every loss is finite, the loss goes down, and the scaler did not
+    skip every step.
+    """
+    import torch
+
+    figures: Dict[str, Any] = {}
+    kinds: List[Tuple[str, bool]] = []
+    if device.startswith("cuda"):
+        kinds.append(("float16", True))
+        if torch.cuda.is_bf16_supported():
+            kinds.append(("bfloat16", False))
+    else:
+        kinds.append(("bfloat16", False))
+    for dtype_name, scaled in kinds:
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 1)
+        ).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        x = torch.randn(256, 64, device=device)
+        y = x[:, :1] * 2.0 + 1.0
+        scaler = torch.amp.GradScaler(device.split(":")[0], enabled=scaled)
+        losses, skipped = [], 0
+        for _ in range(steps):
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast(device_type=device.split(":")[0], dtype=getattr(torch, dtype_name)):
+                loss = torch.nn.functional.mse_loss(model(x).float(), y)
+            before = scaler.get_scale() if scaled else None
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            if scaled and scaler.get_scale() < before:
+                skipped += 1
+            losses.append(float(loss.detach()))
+        verify_training(dtype_name, losses, skipped, steps)
+        figures[dtype_name] = {
+            "first_loss": round(losses[0], 5),
+            "last_loss": round(losses[-1], 5),
+            "skipped_steps": skipped,
+        }
+    return figures
+
+
+def verify_training(name: str, losses: List[float], skipped: int, steps: int) -> None:
+    import math
+
+    if not all(math.isfinite(v) for v in losses):
+        raise SmokeFailure(f"{name} AMP: the loss became {losses[-1]} (not finite)")
+    if not losses[-1] < losses[0]:
+        raise SmokeFailure(
+            f"{name} AMP: the loss did not decrease ({losses[0]:.4g} -> {losses[-1]:.4g})"
+        )
+    if skipped >= steps:
+        raise SmokeFailure(f"{name} AMP: the GradScaler skipped every step (inf/NaN gradients)")
+
+
+def all_reduce(
+    device: str, sizes: Tuple[int, ...] = (1024, 65536, 1048576), iters: int = 5
+) -> Dict[str, Any]:
+    """SUM all_reduce over the initialised process group, verified exactly, timed.
+
+    algbw = bytes / time; busbw = algbw * 2(n-1)/n, as nccl-tests define them.
+    """
+    import torch
+    import torch.distributed as dist
+
+    rank, world = dist.get_rank(), dist.get_world_size()
+    expected = world * (world + 1) / 2  # each rank contributes rank + 1
+    results = []
+    for numel in sizes:
+        tensor = torch.full((numel,), float(rank + 1), dtype=torch.float32, device=device)
+        dist.all_reduce(tensor)
+        verify_all_reduce(tensor, expected, numel)
+        _sync(device)
+        dist.barrier()
+        start = time.perf_counter()
+        for _ in range(iters):
+            dist.all_reduce(tensor)
+        _sync(device)
+        elapsed = (time.perf_counter() - start) / iters
+        algbw = numel * 4 / elapsed / 1e9
+        results.append(
+            {
+                "bytes": numel * 4,
+                "time_us": round(elapsed * 1e6, 1),
+                "algbw_gbps": round(algbw, 3),
+                "busbw_gbps": round(algbw * 2 * (world - 1) / world, 3),
+            }
+        )
+    return {"world_size": world, "backend": dist.get_backend(), "sizes": results}
+
+
+def verify_all_reduce(tensor: Any, expected: float, numel: int) -> None:
+    wrong = (tensor != expected).sum().item()
+    if wrong:
+        got = tensor[(tensor != expected)].flatten()[0].item()
+        raise SmokeFailure(
+            f"all_reduce of {numel} floats: {wrong} elements wrong (expected {expected:g}, got {got:g})"
+        )
+
+
+def memory(device: str, fraction: float = 0.5) -> Dict[str, Any]:
+    """Write a pattern over part of free device memory and read it back."""
+    import torch
+
+    if device.startswith("cuda"):
+        free, _ = torch.cuda.mem_get_info(device)
+    else:
+        import psutil
+
+        free = psutil.virtual_memory().available
+    numel = int(free * fraction) // 4
+    numel = min(numel, 256 * 1024**2 if not device.startswith("cuda") else numel)
+    block = torch.arange(numel, dtype=torch.int32, device=device)
+    ok = bool((block == torch.arange(numel, dtype=torch.int32, device=device)).all().item())
+    if not ok:
+        raise SmokeFailure(f"memory: the pattern written over {numel * 4} bytes did not read back")
+    return {"bytes": numel * 4}
+
+
+def compiled(device: str) -> Dict[str, Any]:
+    """torch.compile a tiny function and compare it with eager."""
+    import torch
+
+    def fn(x: Any) -> Any:
+        return torch.nn.functional.gelu(x @ x.T) * 2 + x.sum()
+
+    x = torch.randn(64, 64, device=device)
+    start = time.perf_counter()
+    out = torch.compile(fn)(x)
+    elapsed = time.perf_counter() - start
+    check_close("torch.compile", out.cpu(), fn(x).double().cpu(), 1e-4)
+    return {"compile_s": round(elapsed, 2)}

@@ -1,0 +1,231 @@
+"""The smoke test, for real on the CPU: gloo processes, torchrun nodes, hangs, wrong results."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from envcheck.smoke.distributed import render_table
+from envcheck.smoke.runner import free_port, run_all_reduce, run_one, run_suite
+from tests.faketorch import make_fake_torch
+from tests.runner import envcheck
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed in this environment")
+
+
+@needs_torch
+def test_cpu_suite_passes_with_figures() -> None:
+    results = {r.name: r for r in run_suite(["cpu"], timeout=120)}
+    assert {n: r.status for n, r in results.items()} == {
+        "matmul": "passed",
+        "amp": "passed",
+        "all_reduce": "passed",
+    }
+    mm = results["matmul"].figures
+    assert mm["float32_rel_error"] < 1e-4 and mm["bfloat16_rel_error"] < 3e-2
+    assert mm["float32_tflops"] > 0 and mm["bfloat16_tflops"] > 0
+    bf16 = results["amp"].figures["bfloat16"]
+    assert bf16["last_loss"] < bf16["first_loss"] and bf16["skipped_steps"] == 0
+    ar = results["all_reduce"].figures
+    assert (ar["world_size"], ar["backend"]) == (2, "gloo")
+    for size in ar["sizes"]:  # busbw = algbw * 2(n-1)/n, which is 1 for n = 2
+        assert size["busbw_gbps"] == pytest.approx(size["algbw_gbps"], rel=1e-3)
+    assert results["all_reduce"].device == "gloo x2"
+
+
+@needs_torch
+def test_optional_memory_test() -> None:
+    result = run_one("memory", "cpu", timeout=120)
+    assert result.status == "passed" and result.figures["bytes"] > 0
+
+
+def children() -> set:
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
+def test_a_hanging_test_is_killed_on_time_with_nothing_left(tmp_path: Path) -> None:
+    env = dict(
+        os.environ, PYTHONPATH=f"{make_fake_torch(tmp_path, 'hang')}{os.pathsep}{Path.cwd()}"
+    )
+    before = children()
+    start = time.monotonic()
+    result = run_one("matmul", "cpu", timeout=3, env=env)
+    assert result.status == "timed_out"
+    assert time.monotonic() - start < 20
+    assert "NCCL_DEBUG=INFO" in " ".join(result.hints)
+    assert children() <= before
+
+
+def test_a_hanging_all_reduce_times_out_every_rank(tmp_path: Path) -> None:
+    env = dict(
+        os.environ, PYTHONPATH=f"{make_fake_torch(tmp_path, 'hang')}{os.pathsep}{Path.cwd()}"
+    )
+    before = children()
+    result = run_all_reduce(["cpu"], timeout=3, env=env)
+    assert result.status == "timed_out" and result.device == "gloo x2"
+    assert children() <= before
+
+
+def test_a_crash_is_a_failure_with_its_reason(tmp_path: Path) -> None:
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{make_fake_torch(tmp_path, 'missing_cudnn')}{os.pathsep}{Path.cwd()}",
+    )
+    result = run_one("amp", "cpu", timeout=60, env=env)
+    assert result.status == "failed"
+    assert "libcudnn.so.9: cannot open shared object file" in result.error
+
+
+@needs_torch
+def test_wrong_results_are_failures() -> None:
+    import torch
+
+    from envcheck.smoke.workloads import (
+        SmokeFailure,
+        check_close,
+        verify_all_reduce,
+        verify_training,
+    )
+
+    good = torch.full((8,), 3.0)
+    verify_all_reduce(good, 3.0, 8)
+    bad = good.clone()
+    bad[5] = 2.0
+    with pytest.raises(SmokeFailure, match="1 elements wrong"):
+        verify_all_reduce(bad, 3.0, 8)
+    ref = torch.randn(16, 16, dtype=torch.float64)
+    check_close("matmul", ref.float(), ref, 1e-4)
+    with pytest.raises(SmokeFailure, match="relative error"):
+        check_close("matmul", (ref * 1.01).float(), ref, 1e-4)
+    with pytest.raises(SmokeFailure, match="relative error nan"):
+        check_close(
+            "matmul", torch.full((2,), float("nan")), torch.ones(2, dtype=torch.float64), 1e-4
+        )
+    with pytest.raises(SmokeFailure, match="not finite"):
+        verify_training("fp16", [1.0, float("nan")], 0, 2)
+    with pytest.raises(SmokeFailure, match="did not decrease"):
+        verify_training("bf16", [1.0, 1.5], 0, 2)
+    with pytest.raises(SmokeFailure, match="skipped every step"):
+        verify_training("fp16", [2.0, 1.0], 30, 30)
+
+
+def test_rank_table_names_failed_and_slow_ranks() -> None:
+    records = [
+        {
+            "rank": 0,
+            "node": 0,
+            "host": "node-a",
+            "device": "cuda:0",
+            "matmul": "passed",
+            "all_reduce": "passed",
+            "tflops": 700.0,
+            "busbw_gbps": 350.0,
+        },
+        {
+            "rank": 1,
+            "node": 0,
+            "host": "node-a",
+            "device": "cuda:1",
+            "matmul": "passed",
+            "all_reduce": "passed",
+            "tflops": 690.0,
+            "busbw_gbps": 350.0,
+        },
+        {
+            "rank": 2,
+            "node": 1,
+            "host": "node-b",
+            "device": "cuda:0",
+            "matmul": "passed",
+            "all_reduce": "passed",
+            "tflops": 400.0,
+            "busbw_gbps": 349.0,
+        },
+        {
+            "rank": 3,
+            "node": 1,
+            "host": "node-b",
+            "device": "cuda:1",
+            "matmul": "failed",
+            "all_reduce": "passed",
+            "error": "CUDA error: no kernel image",
+        },
+    ]
+    table = render_table(records)
+    assert "4 ranks on 2 host(s), 2 node(s)" in table
+    assert "SLOW (58% of the median)" in table
+    assert "FAILED: CUDA error: no kernel image" in table
+    assert table.splitlines()[-1] == "rank 2 on node-b is slow; rank 3 on node-b failed"
+
+
+@needs_torch
+def test_torchrun_with_two_simulated_nodes() -> None:
+    """Two torchrun agents on localhost, c10d rendezvous on 127.0.0.1: one job of two nodes."""
+    port = free_port()
+    argv = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nnodes",
+        "2",
+        "--nproc-per-node",
+        "1",
+        "--rdzv-backend",
+        "c10d",
+        "--rdzv-endpoint",
+        f"127.0.0.1:{port}",
+        "--rdzv-id",
+        "envcheck-test",
+        "-m",
+        "envcheck.smoke",
+    ]
+    nodes = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for _ in range(2)
+    ]
+    try:
+        outputs = [p.communicate(timeout=180)[0] for p in nodes]
+    finally:
+        for p in nodes:
+            p.kill()
+    assert [p.returncode for p in nodes] == [0, 0], outputs
+    table = next(o for o in outputs if "envcheck smoke:" in o)
+    assert "2 ranks on 1 host(s), 2 node(s)" in table
+    rows = [line for line in table.splitlines() if line.strip().startswith(("0 ", "1 "))]
+    assert len(rows) == 2
+    # Speed is not judged here (a loaded machine makes a rank "SLOW"); failures are.
+    assert not any("FAILED" in line for line in rows), table
+
+
+@needs_torch
+def test_cli_smoke_json_and_exit_code() -> None:
+    out = envcheck("smoke", "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    data = json.loads(out.stdout)
+    assert data["passed"] is True and [r["name"] for r in data["results"]] == [
+        "matmul",
+        "amp",
+        "all_reduce",
+    ]
+
+
+def test_cli_distributed_outside_torchrun_is_a_usage_error() -> None:
+    out = envcheck("smoke", "--distributed")
+    assert out.returncode == 2 and "under torchrun" in out.stderr
+
+
+@needs_torch
+def test_check_with_smoke_joins_the_results() -> None:
+    out = envcheck("check", "--no-deep", "--smoke", "--json")
+    report = json.loads(out.stdout)
+    assert [r["status"] for r in report["smoke"]] == ["passed", "passed", "passed"]
+    assert not [f for f in report["findings"] if f["code"].startswith("SMK")]
