@@ -229,3 +229,10 @@ def test_check_with_smoke_joins_the_results() -> None:
     report = json.loads(out.stdout)
     assert [r["status"] for r in report["smoke"]] == ["passed", "passed", "passed"]
     assert not [f for f in report["findings"] if f["code"].startswith("SMK")]
+
+
+@needs_torch
+def test_optional_compile_test_matches_eager() -> None:
+    result = run_one("compile", "cpu", timeout=300)
+    assert result.status == "passed", result.error
+    assert result.figures["compile_s"] > 0
