@@ -17,7 +17,7 @@ from ._version import __version__
 if TYPE_CHECKING:
     from .facts import Facts
 
-__all__ = ["Facts", "__version__", "probe"]
+__all__ = ["Facts", "RequirementError", "__version__", "probe", "require"]
 
 
 def probe(**kwargs: Any) -> Facts:
@@ -27,9 +27,21 @@ def probe(**kwargs: Any) -> Facts:
     return _probe(**kwargs)
 
 
+def require(**wishes: Any) -> Facts:
+    """Raise RequirementError unless this machine meets every requirement, e.g.
+    ``envcheck.require(torch=">=2.4", gpus=2, bf16=True)``; see envcheck.requirements."""
+    from .requirements import require as _require
+
+    return _require(**wishes)
+
+
 def __getattr__(name: str) -> Any:
     if name == "Facts":
         from .facts import Facts
 
         return Facts
+    if name == "RequirementError":
+        from .requirements import RequirementError
+
+        return RequirementError
     raise AttributeError(f"module 'envcheck' has no attribute {name!r}")

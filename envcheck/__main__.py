@@ -1,6 +1,6 @@
 """``python -m envcheck``: the same as the ``envcheck`` command."""
 
-from .cli import main
+from ._entry import main
 
 if __name__ == "__main__":
     main()

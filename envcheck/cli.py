@@ -6,6 +6,7 @@ static probe stay fast; nothing here imports torch.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from typing import Optional
@@ -88,7 +89,24 @@ def _deep_options(fn):
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (docs/checks.md).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the report as JSON (same as --format json)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default=None,
+    help="Report format (default text).",
+)
+@click.option("--junit", "junit", metavar="FILE", help="Also write a JUnit XML report to FILE.")
+@click.option(
+    "--config",
+    "config",
+    metavar="FILE",
+    help="Project requirements ([tool.envcheck] in pyproject.toml, or envcheck.toml); "
+    "found from the current folder upwards by default.",
+)
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too, not only on errors.")
 @click.option(
     "--smoke", "with_smoke", is_flag=True, help="Also run the smoke test and join its results."
@@ -105,6 +123,9 @@ def _deep_options(fn):
 def check(
     ctx: click.Context,
     as_json: bool,
+    fmt: Optional[str],
+    junit: Optional[str],
+    config: Optional[str],
     strict: bool,
     with_smoke: bool,
     ignore: tuple,
@@ -120,39 +141,72 @@ def check(
     """
     import json
 
-    from .checks import run_checks
+    from .checks import RULES, run_checks
+    from .findings import sort_key
+    from .report import ci
     from .report.findings_text import ready, render_findings, report_dict
     from .report.style import use_color
+    from .requirements import RULES as REQ_RULES
+    from .requirements import ConfigError, evaluate, load_requirements
 
+    fmt = "json" if as_json else (fmt or "text")
+    try:
+        requirements = load_requirements(config)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
     tables = _load_tables(ctx)
     facts = _probe(deep=deep, timeout=timeout, python=python, show_ids=show_ids)
     codes = [c.strip() for item in ignore for c in item.split(",") if c.strip()]
+    if requirements:
+        codes += requirements.ignore
     findings = run_checks(facts, tables, ignore=codes)
+    if requirements:
+        ignored = {c.lower() for c in codes}
+        findings += [f for f in evaluate(requirements, facts) if f.code.lower() not in ignored]
     smoke_results = []
-    if with_smoke:
-        from .findings import sort_key
+    smoke_tests = requirements.smoke if requirements else []
+    if with_smoke or smoke_tests:
         from .report.smoke_text import as_findings
 
         smoke_results, _ = _run_smoke(
-            timeout, (), show_progress=sys.stderr.isatty() and not as_json
+            timeout, (), show_progress=sys.stderr.isatty() and fmt == "text", tests=smoke_tests
         )
-        findings = sorted(findings + as_findings(smoke_results), key=sort_key)
+        findings += as_findings(smoke_results)
+    findings = sorted(findings, key=sort_key)
+    is_ready = ready(findings, strict)
     advice = _install_advice(facts, tables, findings)
-    if as_json:
+    markdown = ci.render_markdown(facts, findings, is_ready, smoke_results)
+    if fmt == "json":
         report = report_dict(facts, findings, tables, strict)
         report["install"] = advice
-        if with_smoke:
+        report["requirements"] = requirements.source if requirements else None
+        if smoke_results:
             report["smoke"] = [r.to_dict() for r in smoke_results]
         click.echo(json.dumps(report, indent=2))
+    elif fmt == "markdown":
+        click.echo(markdown, nl=False)
     else:
         color = use_color(sys.stdout)
         text = render_findings(facts, findings, tables, color=color, strict=strict)
         click.echo(text, nl=False, color=color)
+        if smoke_results:
+            from .report.smoke_text import render_results
+
+            click.echo("\n" + render_results(smoke_results, color), nl=False, color=color)
         if advice:
             click.echo(
                 f"\nTo install what fits this machine ({advice['reason']}):\n  {advice['command']}"
             )
-    ctx.exit(exitcodes.OK if ready(findings, strict) else exitcodes.NOT_READY)
+    if junit:
+        xml = ci.render_junit(
+            findings, RULES.values(), smoke_results, REQ_RULES.values() if requirements else ()
+        )
+        with open(junit, "w", encoding="utf-8") as fh:
+            fh.write(xml)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        click.echo(ci.github_annotations(findings), nl=False)
+        ci.write_step_summary(markdown)
+    ctx.exit(exitcodes.OK if is_ready else exitcodes.NOT_READY)
 
 
 _INSTALL_CODES = ("TRC", "DRV001", "ARC001", "PKG001", "PKG002", "PY001", "INS001", "INS002")
@@ -321,8 +375,8 @@ def _smoke_devices(timeout: float):
     return ["cpu"], rt
 
 
-def _run_smoke(timeout: float, extras, show_progress: bool):
-    from .smoke.runner import run_suite
+def _run_smoke(timeout: float, extras, show_progress: bool, tests=None):
+    from .smoke.runner import DEFAULT_TESTS, run_suite
 
     def progress(kind, label, elapsed, result):
         if not show_progress:
@@ -333,7 +387,8 @@ def _run_smoke(timeout: float, extras, show_progress: bool):
             click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
 
     devices, rt = _smoke_devices(timeout)
-    return run_suite(devices, timeout=timeout, extras=extras, progress=progress), rt
+    chosen = tuple(tests) if tests else DEFAULT_TESTS
+    return run_suite(devices, timeout=timeout, extras=extras, progress=progress, tests=chosen), rt
 
 
 @cli.command(context_settings=CONTEXT)
@@ -383,6 +438,33 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
         color = use_color(sys.stdout)
         click.echo(render_results(results, color), nl=False, color=color)
     ctx.exit(exitcodes.NOT_READY if failed else exitcodes.OK)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option(
+    "--gpus",
+    type=int,
+    default=None,
+    help="GPUs that must be visible (default: NVIDIA_VISIBLE_DEVICES).",
+)
+@click.option(
+    "--deep", is_flag=True, help="Also run a tiny matmul in a child process with a timeout."
+)
+@click.option(
+    "--timeout", type=float, default=10.0, show_default=True, help="Seconds each probe may take."
+)
+@click.option("--state", metavar="FILE", help="Where the ECC baseline is kept.")
+@click.pass_context
+def healthcheck(ctx, gpus, deep, timeout, state) -> None:
+    """For Docker HEALTHCHECK and Kubernetes probes: exit 0 (healthy) or 1, one line.
+
+    NVML only (torch only with --deep); every probe bounded by a timeout.
+    """
+    from .healthcheck import check as health
+
+    code, line = health(gpus, deep, timeout, state)
+    click.echo(line)
+    ctx.exit(code)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -173,6 +173,9 @@ def run_all_reduce(
     return result
 
 
+DEFAULT_TESTS = ("matmul", "amp", "all_reduce")
+
+
 def run_suite(
     devices: Sequence[str],
     timeout: float = 120.0,
@@ -180,13 +183,14 @@ def run_suite(
     python: str = sys.executable,
     env: Optional[Dict[str, str]] = None,
     progress: Optional[Progress] = None,
+    tests: Sequence[str] = DEFAULT_TESTS,
 ) -> List[SmokeResult]:
+    """Run ``tests`` (then ``extras``) in order; all_reduce once over all devices."""
     results = []
-    for name in ("matmul", "amp"):
-        for device in devices:
-            results.append(run_one(name, device, timeout, python, env, progress))
-    results.append(run_all_reduce(devices, timeout, python, env, progress))
-    for name in extras:
+    for name in [*tests, *(e for e in extras if e not in tests)]:
+        if name == "all_reduce":
+            results.append(run_all_reduce(devices, timeout, python, env, progress))
+            continue
         for device in devices:
             results.append(run_one(name, device, timeout, python, env, progress))
     return results

@@ -33,6 +33,7 @@ def main(argv: list) -> int:
                 "amp": workloads.amp,
                 "memory": workloads.memory,
                 "compile": workloads.compiled,
+                "health": workloads.tiny_matmul,
             }[test]
             figures = fn(device)
         result = {"status": "passed", "figures": figures}

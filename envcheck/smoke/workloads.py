@@ -228,3 +228,15 @@ def compiled(device: str) -> Dict[str, Any]:
     elapsed = time.perf_counter() - start
     check_close("torch.compile", out.cpu(), fn(x).double().cpu(), 1e-4)
     return {"compile_s": round(elapsed, 2)}
+
+
+def tiny_matmul(device: str) -> Dict[str, Any]:
+    """The healthcheck's --deep probe: a small matmul checked against float64, untimed."""
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+    a = torch.randn(256, 256, dtype=torch.float64, generator=gen)
+    err = check_close(
+        "matmul", (a.to(device, torch.float32) @ a.to(device, torch.float32)).cpu(), a @ a, 1e-4
+    )
+    return {"rel_error": err}

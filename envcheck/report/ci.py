@@ -1,0 +1,167 @@
+"""Reports for unattended runs: markdown, JUnit XML, GitHub Actions annotations.
+
+JUnit gets one testcase per check rule (and per project requirement and smoke
+test), so CI systems list what was checked, not only what failed: an error
+finding is a failure, a warning or info finding is passed with its text in
+system-out.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence
+from xml.etree import ElementTree as ET
+
+from ..facts import Facts
+from ..findings import Finding, Rule
+from ..smoke.runner import SmokeResult
+from .findings_text import summary
+from .smoke_text import summary_line
+
+_ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}  # noqa: RUF001 - the emoji, as GitHub renders it
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(
+    facts: Facts, findings: List[Finding], ready: bool, smoke: Sequence[SmokeResult] = ()
+) -> str:
+    counts = summary(findings)
+    gpus = ", ".join(g.name or "GPU" for g in facts.nvidia.gpus) or "no GPU"
+    torch = facts.torch.version if facts.torch.installed else "not installed"
+    lines = [
+        f"## envcheck: {'✅ ready' if ready else '❌ not ready'}",
+        "",
+        f"torch {torch} · Python {facts.python.version} · driver {facts.nvidia.driver_version or 'none'} · {gpus}",
+        "",
+        f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos",
+    ]
+    if findings:
+        lines += ["", "| | code | finding | fix |", "|---|---|---|---|"]
+        for f in findings:
+            fix = f.fix or ""
+            if f.command:
+                fix += f" `{f.command}`"
+            lines.append(
+                f"| {_ICON[f.severity]} | {f.code} | {_md_cell(f.title)} | {_md_cell(fix)} |"
+            )
+    if smoke:
+        lines += [
+            "",
+            "| smoke test | device | result | seconds | figures |",
+            "|---|---|---|---|---|",
+        ]
+        for r in smoke:
+            lines.append(
+                f"| {r.name} | {r.device} | {r.status} | {r.duration_s:.2f} | {_md_cell(summary_line(r))} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def render_junit(
+    findings: List[Finding],
+    rules: Iterable[Rule],
+    smoke: Sequence[SmokeResult] = (),
+    requirement_rules: Iterable[Rule] = (),
+) -> str:
+    by_code: Dict[str, List[Finding]] = {}
+    for f in findings:
+        by_code.setdefault(f.code, []).append(f)
+    suites = ET.Element("testsuites", name="envcheck")
+    checks = ET.SubElement(suites, "testsuite", name="envcheck checks")
+    cases = 0
+    failures = 0
+    for rule in [*rules, *requirement_rules]:
+        case = ET.SubElement(
+            checks,
+            "testcase",
+            classname=f"envcheck.{rule.code.rstrip('0123456789').lower()}",
+            name=f"{rule.code} {rule.name}",
+        )
+        cases += 1
+        found = by_code.get(rule.code, [])
+        errors = [f for f in found if f.severity == "error"]
+        if errors:
+            failures += 1
+            failure = ET.SubElement(case, "failure", message=errors[0].title, type=rule.code)
+            failure.text = "\n\n".join(_finding_text(f) for f in errors)
+        elif found:
+            ET.SubElement(case, "system-out").text = "\n\n".join(_finding_text(f) for f in found)
+    checks.set("tests", str(cases))
+    checks.set("failures", str(failures))
+    if smoke:
+        suite = ET.SubElement(suites, "testsuite", name="envcheck smoke", tests=str(len(smoke)))
+        bad = 0
+        for r in smoke:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname="envcheck.smoke",
+                name=f"{r.name} {r.device}",
+                time=f"{r.duration_s:.3f}",
+            )
+            if r.status in ("failed", "timed_out"):
+                bad += 1
+                node = ET.SubElement(
+                    case,
+                    "failure",
+                    message=f"{r.status}: {(r.error or '').splitlines()[0] if r.error else ''}",
+                )
+                node.text = "\n".join([r.error or "", *r.hints])
+            elif r.status == "skipped":
+                ET.SubElement(case, "skipped", message=r.error or "skipped")
+            else:
+                ET.SubElement(case, "system-out").text = summary_line(r)
+        suite.set("failures", str(bad))
+    ET.indent(suites)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    )
+
+
+def _finding_text(f: Finding) -> str:
+    parts = [f"{f.code} {f.title}", *[f"  - {e}" for e in f.evidence if e]]
+    if f.fix:
+        parts.append(f"fix: {f.fix}")
+    if f.command:
+        parts.append(f"$ {f.command}")
+    return "\n".join(parts)
+
+
+def _escape(text: str) -> str:
+    """GitHub workflow command escaping for data and properties."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(findings: List[Finding]) -> str:
+    """One ::error / ::warning / ::notice line per finding."""
+    level = {"error": "error", "warning": "warning", "info": "notice"}
+    lines = []
+    for f in findings:
+        message = (
+            f.title + (f"\n{f.fix}" if f.fix else "") + (f"\n$ {f.command}" if f.command else "")
+        )
+        lines.append(
+            f"::{level[f.severity]} title={_escape_property(f'envcheck {f.code}')}::{_escape(message)}"
+        )
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def write_step_summary(markdown: str, environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """Append to $GITHUB_STEP_SUMMARY when GitHub Actions provides one; returns the path."""
+    env = os.environ if environ is None else environ
+    path = env.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return None
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(markdown)
+    return path
+
+
+__all__ = ["github_annotations", "render_junit", "render_markdown", "write_step_summary"]

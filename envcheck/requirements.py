@@ -1,0 +1,390 @@
+"""What a project needs from a machine: `[tool.envcheck]` in its pyproject.toml (or an
+envcheck.toml), and `envcheck.require(...)` for the first line of a training script.
+
+    [tool.envcheck]
+    torch = ">=2.4"              # specifier for the installed torch
+    python = ">=3.10"
+    cuda = "12.1"                # minimum CUDA of the torch build
+    gpus = 2                     # minimum number of GPUs torch can use
+    gpu_memory = "40GiB"         # minimum memory per GPU
+    compute_capability = "8.0"   # minimum for every GPU
+    dtypes = ["bf16"]            # bf16, fp16, tf32
+    backend = "nccl"             # required torch.distributed backend
+    smoke = ["matmul", "all_reduce"]   # smoke tests `envcheck check` runs (true: all)
+    ignore = ["INS004"]          # finding codes to drop
+
+Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from .compat import gpu_capabilities
+from .facts import Facts
+from .findings import Finding, Rule
+from .probes.overrides import parse_size
+from .report.style import size as fmt_size
+from .tables.model import capability_key, parse_version
+
+RULES = {
+    r.code: r
+    for r in (
+        Rule(
+            "REQ001",
+            "torch-requirement",
+            "error",
+            "the installed torch is not what the project needs",
+        ),
+        Rule("REQ002", "python-requirement", "error", "Python is not what the project needs"),
+        Rule("REQ003", "cuda-requirement", "error", "torch's CUDA is older than the project needs"),
+        Rule("REQ004", "gpu-count", "error", "fewer GPUs than the project needs"),
+        Rule("REQ005", "gpu-memory", "error", "a GPU has less memory than the project needs"),
+        Rule("REQ006", "compute-capability", "error", "a GPU is older than the project needs"),
+        Rule("REQ007", "dtype-unsupported", "error", "a dtype the project needs is not supported"),
+        Rule(
+            "REQ008",
+            "backend-unavailable",
+            "error",
+            "a distributed backend the project needs is missing",
+        ),
+    )
+}
+SMOKE_TESTS = ("matmul", "amp", "all_reduce", "memory", "compile")
+DTYPES = ("bf16", "fp16", "tf32")
+
+
+class ConfigError(ValueError):
+    """A [tool.envcheck] table (or envcheck.toml) that cannot be used; names file and key."""
+
+
+class RequirementError(RuntimeError):
+    """Raised by envcheck.require(): lists every unmet requirement, one per line."""
+
+    def __init__(self, findings: List[Finding]) -> None:
+        self.findings = findings
+        lines = [f"this machine does not meet {len(findings)} requirement(s):"]
+        for f in findings:
+            lines.append(f"  - {f.code} {f.title}" + (f" (fix: {f.fix})" if f.fix else ""))
+        super().__init__("\n".join(lines))
+
+
+@dataclass
+class Requirements:
+    torch: Optional[SpecifierSet] = None
+    python: Optional[SpecifierSet] = None
+    cuda: Optional[Version] = None
+    gpus: Optional[int] = None
+    gpu_memory: Optional[int] = None
+    compute_capability: Optional[str] = None
+    dtypes: List[str] = field(default_factory=list)
+    backend: Optional[str] = None
+    smoke: List[str] = field(default_factory=list)
+    ignore: List[str] = field(default_factory=list)
+    source: Optional[str] = None  # the file, or "envcheck.require()"
+
+    @property
+    def needs_deep(self) -> bool:
+        """bf16 support and distributed backends are only known after importing torch."""
+        return bool(self.dtypes or self.backend or self.gpus)
+
+
+def _spec(value: Any, key: str, where: str) -> SpecifierSet:
+    text = str(value).strip()
+    if text and text[0].isdigit():
+        text = f">={text}"
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        raise ConfigError(
+            f"{where}: {key} = {value!r} is not a version specifier like '>=2.4'"
+        ) from None
+
+
+def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
+    """Validate a [tool.envcheck] table; unknown keys and bad values are ConfigErrors."""
+    req = Requirements(source=where)
+    known = set(Requirements.__dataclass_fields__) - {"source"}
+    for key in raw:
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(known))})")
+    if "torch" in raw:
+        req.torch = _spec(raw["torch"], "torch", where)
+    if "python" in raw:
+        req.python = _spec(raw["python"], "python", where)
+    if "cuda" in raw:
+        try:
+            req.cuda = Version(str(raw["cuda"]))
+        except InvalidVersion:
+            raise ConfigError(
+                f"{where}: cuda = {raw['cuda']!r} is not a version like '12.1'"
+            ) from None
+    if "gpus" in raw:
+        if not isinstance(raw["gpus"], int) or isinstance(raw["gpus"], bool) or raw["gpus"] < 0:
+            raise ConfigError(f"{where}: gpus = {raw['gpus']!r} is not a whole number")
+        req.gpus = raw["gpus"]
+    if "gpu_memory" in raw:
+        value = raw["gpu_memory"]
+        try:
+            req.gpu_memory = (
+                parse_size(str(value)) if isinstance(value, str) else int(value * 2**30)
+            )
+        except (ValueError, TypeError):
+            raise ConfigError(
+                f"{where}: gpu_memory = {value!r} is not a size like '40GiB'"
+            ) from None
+    if "compute_capability" in raw:
+        cc = str(raw["compute_capability"])
+        try:
+            capability_key(cc)
+        except ValueError:
+            raise ConfigError(f"{where}: compute_capability = {cc!r} is not like '8.0'") from None
+        req.compute_capability = cc
+    for key, allowed in (("dtypes", DTYPES), ("smoke", SMOKE_TESTS)):
+        value = raw.get(key, [])
+        if value is True:
+            value = list(SMOKE_TESTS[:3]) if key == "smoke" else value
+        if not isinstance(value, list) or any(v not in allowed for v in value):
+            raise ConfigError(f"{where}: {key} = {value!r}: a list of {', '.join(allowed)}")
+        setattr(req, key, list(value))
+    if "backend" in raw:
+        if raw["backend"] not in ("nccl", "gloo", "mpi", "ucc", "xccl"):
+            raise ConfigError(
+                f"{where}: backend = {raw['backend']!r}: nccl, gloo, mpi, ucc or xccl"
+            )
+        req.backend = raw["backend"]
+    ignore = raw.get("ignore", [])
+    if not isinstance(ignore, list) or not all(isinstance(c, str) for c in ignore):
+        raise ConfigError(f"{where}: ignore must be a list of finding codes")
+    req.ignore = list(ignore)
+    return req
+
+
+def _toml(path: Path) -> Dict[str, Any]:
+    if sys_version() >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.9/3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def sys_version() -> Tuple[int, int]:
+    import sys
+
+    return sys.version_info[:2]
+
+
+def find_config(start: Optional[Union[str, Path]] = None) -> Optional[Tuple[Path, Dict[str, Any]]]:
+    """envcheck.toml, or a pyproject.toml with [tool.envcheck], from ``start`` upwards."""
+    folder = Path(start or os.getcwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        own = candidate / "envcheck.toml"
+        if own.is_file():
+            data = _toml(own)
+            return own, data.get("tool", {}).get("envcheck", data)
+        project = candidate / "pyproject.toml"
+        if project.is_file():
+            table = _toml(project).get("tool", {}).get("envcheck")
+            if table is not None:
+                return project, table
+    return None
+
+
+def load_requirements(
+    config: Optional[str] = None, start: Optional[str] = None
+) -> Optional[Requirements]:
+    """From ``--config FILE``, or found from the current folder upwards; None when absent."""
+    if config:
+        path = Path(config)
+        data = _toml(path)
+        table = data.get("tool", {}).get(
+            "envcheck", data if path.name != "pyproject.toml" else None
+        )
+        if table is None:
+            raise ConfigError(f"{path}: no [tool.envcheck] table")
+        return parse_requirements(table, str(path))
+    found = find_config(start)
+    if found is None:
+        return None
+    path, table = found
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.envcheck] must be a table")
+    return parse_requirements(table, str(path))
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def _gpu_count(facts: Facts) -> Tuple[int, str]:
+    rt = facts.torch_runtime
+    if rt.status == "ok" and rt.device_count is not None and facts.torch.cuda:
+        return rt.device_count, "torch.cuda.device_count()"
+    return len(facts.nvidia.gpus), "NVML"
+
+
+def evaluate(req: Requirements, facts: Facts) -> List[Finding]:
+    """Every unmet requirement as an error finding."""
+    out: List[Finding] = []
+    where = f"required by {req.source}" if req.source else "required"
+    t = facts.torch
+    version = parse_version(t.version) if t.installed else None
+    if req.torch is not None and (
+        version is None or not req.torch.contains(version, prereleases=True)
+    ):
+        have = f"torch {t.version}" if t.installed else "no torch"
+        out.append(
+            RULES["REQ001"](
+                f"{have}; torch{req.torch} is {where}",
+                [have],
+                f"Run `envcheck install --torch '{req.torch}'` for the command.",
+            )
+        )
+    py = parse_version(facts.python.version)
+    if req.python is not None and (py is None or not req.python.contains(py, prereleases=True)):
+        out.append(
+            RULES["REQ002"](
+                f"Python {facts.python.version}; Python{req.python} is {where}",
+                [facts.python.executable],
+                f"Use a Python{req.python} environment.",
+            )
+        )
+    if req.cuda is not None:
+        cuda = parse_version(t.cuda)
+        if cuda is None or cuda < req.cuda:
+            have = f"CUDA {t.cuda}" if cuda else "a build without CUDA"
+            out.append(
+                RULES["REQ003"](
+                    f"torch {t.version or ''} is {have}; CUDA >= {req.cuda} is {where}".replace(
+                        "  ", " "
+                    ),
+                    [f"torch {t.version}"],
+                    f"Install a torch build for CUDA {req.cuda} or newer "
+                    "(`envcheck install` picks one this driver runs).",
+                )
+            )
+    count, how = _gpu_count(facts)
+    if req.gpus is not None and count < req.gpus:
+        visible = facts.environment.get("CUDA_VISIBLE_DEVICES")
+        evidence = [f"{count} GPU(s) ({how})"] + (
+            [f"CUDA_VISIBLE_DEVICES={visible}"] if visible is not None else []
+        )
+        out.append(
+            RULES["REQ004"](
+                f"{count} GPU(s) here; {req.gpus} {where}",
+                evidence,
+                "Run on a machine (or container: --gpus) with enough GPUs, "
+                "and check CUDA_VISIBLE_DEVICES.",
+            )
+        )
+    for gpu in facts.nvidia.gpus:
+        if (
+            req.gpu_memory is not None
+            and gpu.memory_total is not None
+            and gpu.memory_total < req.gpu_memory
+        ):
+            out.append(
+                RULES["REQ005"](
+                    f"GPU {gpu.index} ({gpu.name}) has {fmt_size(gpu.memory_total)}; "
+                    f"{fmt_size(req.gpu_memory)} per GPU is {where}",
+                    [f"GPU {gpu.index}"],
+                    "Use GPUs with more memory, or reduce the model's memory needs.",
+                )
+            )
+    caps = gpu_capabilities(facts)
+    if req.compute_capability is not None:
+        low = [
+            (n, c) for n, c in caps if capability_key(c) < capability_key(req.compute_capability)
+        ]
+        for name, cc in low:
+            out.append(
+                RULES["REQ006"](
+                    f"{name} is compute capability {cc}; {req.compute_capability} is {where}",
+                    [f"{name}: {cc}"],
+                    "Use newer GPUs.",
+                )
+            )
+    for dtype in req.dtypes:
+        missing = _dtype_missing(dtype, facts, caps)
+        if missing:
+            out.append(
+                RULES["REQ007"](
+                    f"{dtype} is {where}, but {missing}",
+                    [f"dtype {dtype}"],
+                    "Run on a machine with a CUDA GPU."
+                    if not caps
+                    else "bf16 and tf32 need Ampere (compute capability 8.0) or newer.",
+                )
+            )
+    if req.backend is not None:
+        have, how = _backends(facts)
+        if req.backend not in have:
+            out.append(
+                RULES["REQ008"](
+                    f"torch.distributed backend {req.backend} is {where}, but not available",
+                    [f"available ({how}): {', '.join(have) or 'none'}"],
+                    "NCCL needs a CUDA build of torch on Linux; gloo comes with every build.",
+                )
+            )
+    return out
+
+
+def _dtype_missing(dtype: str, facts: Facts, caps) -> Optional[str]:
+    if not caps:
+        return "there is no CUDA GPU"
+    if dtype == "fp16":
+        return None
+    rt = facts.torch_runtime
+    if dtype == "bf16" and rt.status == "ok" and rt.bf16_supported is not None:
+        return None if rt.bf16_supported else "torch.cuda.is_bf16_supported() is False"
+    old = [f"{n} ({c})" for n, c in caps if capability_key(c) < (8, 0)]
+    return f"{', '.join(old)} predate Ampere" if old else None
+
+
+def _backends(facts: Facts) -> Tuple[List[str], str]:
+    rt = facts.torch_runtime
+    if rt.status == "ok":
+        return list(rt.distributed_backends), "torch.distributed"
+    if not facts.torch.installed:
+        return [], "torch is not installed"
+    have = ["gloo"]
+    if facts.torch.cuda and facts.system.os == "Linux":
+        have.append("nccl")
+    return have, "from the build, without importing torch"
+
+
+def require(**wishes: Any) -> Facts:
+    """Check this machine against requirements; raise RequirementError listing every unmet one.
+
+        import envcheck
+        envcheck.require(torch=">=2.4", gpus=2, bf16=True)
+
+    Keys are those of [tool.envcheck]; ``bf16=True`` (and fp16, tf32) is short for dtypes.
+    Returns the Facts when everything is met.
+    """
+    from .probes import probe
+
+    raw = dict(wishes)
+    dtypes = list(raw.pop("dtypes", []))
+    for short in DTYPES:
+        if raw.pop(short, False):
+            dtypes.append(short)
+    if dtypes:
+        raw["dtypes"] = dtypes
+    req = parse_requirements(raw, "envcheck.require()")
+    facts = probe(deep=req.needs_deep)
+    unmet = evaluate(req, facts)
+    if unmet:
+        raise RequirementError(unmet)
+    return facts
