@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Dict, List, Mapping, Optional, Tuple
@@ -37,7 +36,7 @@ def expected_gpus(environ: Mapping[str, str]) -> Optional[int]:
 
 
 def default_state_file() -> str:
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("TMPDIR") or "/tmp"
     uid = os.getuid() if hasattr(os, "getuid") else 0
     return os.path.join(base, f"envcheck-health-{uid}.json")
 

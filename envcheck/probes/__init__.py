@@ -14,23 +14,32 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Dict, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, TypeVar
 
 from .._version import __version__
-from ..facts import Facts, ProbeError, TorchRuntimeFacts
-from .amd import probe_amd
-from .environ import probe_environ
-from .nvidia import probe_nvidia
-from .overrides import OverrideError, apply_overrides, parse_overrides
-from .python_env import InterpreterError, probe_python, snapshot
-from .system import probe_system
-from .toolkit import probe_toolkit
-from .torch_deep import DEFAULT_TIMEOUT, DeepProbe
-from .torch_static import probe_torch_static
+
+if TYPE_CHECKING:
+    from ..facts import Facts
+
+# The probe modules are imported when probe() runs, not with this package: the
+# healthcheck imports probes.nvidia alone and must not pay for the others.
+DEFAULT_TIMEOUT = 60.0
 
 __all__ = ["InterpreterError", "OverrideError", "probe"]
 
 T = TypeVar("T")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "OverrideError":
+        from .overrides import OverrideError
+
+        return OverrideError
+    if name == "InterpreterError":
+        from .python_env import InterpreterError
+
+        return InterpreterError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def probe(
@@ -54,6 +63,17 @@ def probe(
     Raises OverrideError for a malformed ENVCHECK_* override and InterpreterError
     when ``python`` cannot be run; every other failure is recorded in Facts.
     """
+    from ..facts import Facts, ProbeError, TorchRuntimeFacts
+    from .amd import probe_amd
+    from .environ import probe_environ
+    from .nvidia import probe_nvidia
+    from .overrides import apply_overrides, parse_overrides
+    from .python_env import probe_python, snapshot
+    from .system import probe_system
+    from .toolkit import probe_toolkit
+    from .torch_deep import DeepProbe
+    from .torch_static import probe_torch_static
+
     env = dict(os.environ) if environ is None else dict(environ)
     overrides = parse_overrides(env)  # fail on a bad override before any work
     snap = snapshot(python)

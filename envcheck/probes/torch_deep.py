@@ -18,8 +18,8 @@ from typing import Any, Dict, Optional
 from .. import _proc
 from .._child import torch_deep as child_script
 from ..facts import CudaDeviceFacts, FactsError, TorchRuntimeFacts, convert, field_type
+from . import DEFAULT_TIMEOUT
 
-DEFAULT_TIMEOUT = 60.0
 _STAGE_TEXT = {
     "start": "before Python started",
     "import": "during `import torch`",

@@ -1,0 +1,314 @@
+"""Project requirements, CI reports (JUnit, GitHub Actions) and the healthcheck."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from envcheck.facts import Facts
+from envcheck.healthcheck import check as health
+from envcheck.healthcheck import expected_gpus
+from envcheck.report.ci import github_annotations, render_junit
+from envcheck.requirements import (
+    ConfigError,
+    RequirementError,
+    evaluate,
+    find_config,
+    parse_requirements,
+    require,
+)
+from tests.fake_nvml import MACHINES, make_nvml
+from tests.runner import envcheck
+
+PROFILES = Path(__file__).parent / "profiles"
+
+
+def profile(name: str) -> Facts:
+    return Facts.from_json((PROFILES / f"{name}.json").read_text())
+
+
+# --------------------------------------------------------------------------- requirements
+
+
+def test_requirements_met_by_the_h100_server() -> None:
+    req = parse_requirements(
+        {
+            "torch": ">=2.4",
+            "python": ">=3.10",
+            "cuda": "12.1",
+            "gpus": 8,
+            "gpu_memory": "64GiB",
+            "compute_capability": "8.0",
+            "dtypes": ["bf16", "tf32"],
+            "backend": "nccl",
+        },
+        "pyproject.toml",
+    )
+    assert evaluate(req, profile("h100-server")) == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "code", "title"),
+    [
+        ({"torch": ">=2.8"}, "REQ001", "torch 2.7.1+cu126; torch>=2.8 is required by p.toml"),
+        ({"python": ">=3.13"}, "REQ002", "Python 3.12.3; Python>=3.13 is required by p.toml"),
+        (
+            {"cuda": "12.8"},
+            "REQ003",
+            "torch 2.7.1+cu126 is CUDA 12.6; CUDA >= 12.8 is required by p.toml",
+        ),
+        ({"gpus": 16}, "REQ004", "8 GPU(s) here; 16 required by p.toml"),
+        (
+            {"gpu_memory": "96GiB"},
+            "REQ005",
+            "GPU 0 (NVIDIA H100 80GB HBM3) has 79.6 GiB; 96.0 GiB per GPU is required by p.toml",
+        ),
+        (
+            {"compute_capability": "10.0"},
+            "REQ006",
+            "NVIDIA H100 80GB HBM3 is compute capability 9.0; 10.0 is required by p.toml",
+        ),
+        (
+            {"backend": "mpi"},
+            "REQ008",
+            "torch.distributed backend mpi is required by p.toml, but not available",
+        ),
+    ],
+)
+def test_each_unmet_requirement_is_a_finding(raw, code, title) -> None:
+    findings = evaluate(parse_requirements(raw, "p.toml"), profile("h100-server"))
+    assert findings and findings[0].code == code and findings[0].severity == "error"
+    assert findings[0].title == title
+    assert findings[0].fix
+
+
+def test_bf16_on_a_pre_ampere_gpu() -> None:
+    (finding,) = evaluate(
+        parse_requirements({"dtypes": ["bf16"]}, "p.toml"), profile("gtx1080-cu128")
+    )
+    assert finding.code == "REQ007"  # the deep probe said is_bf16_supported() is False
+    facts = profile("gtx1080-cu128")
+    facts.torch_runtime.status = "skipped"
+    (finding,) = evaluate(parse_requirements({"dtypes": ["bf16"]}, "p.toml"), facts)
+    assert "NVIDIA GeForce GTX 1080 (6.1) predate Ampere" in finding.title
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"gpu": 2}, "unknown key 'gpu'"),
+        ({"torch": "new"}, "torch = 'new' is not a version specifier"),
+        ({"gpus": "two"}, "gpus = 'two' is not a whole number"),
+        ({"dtypes": ["int4"]}, "dtypes = ['int4']: a list of bf16, fp16, tf32"),
+        ({"smoke": ["burn"]}, "smoke = ['burn']"),
+        ({"backend": "mpich"}, "backend = 'mpich'"),
+        ({"gpu_memory": "lots"}, "gpu_memory = 'lots' is not a size"),
+    ],
+)
+def test_bad_config_names_file_and_key(raw, message) -> None:
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        parse_requirements(raw, "pyproject.toml")
+
+
+def test_config_is_found_from_the_current_folder_upwards(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.envcheck]\ngpus = 1\n')
+    deep = tmp_path / "src" / "pkg"
+    deep.mkdir(parents=True)
+    path, table = find_config(deep)
+    assert path == tmp_path / "pyproject.toml" and table == {"gpus": 1}
+    (deep / "envcheck.toml").write_text("gpus = 4\n")
+    path, table = find_config(deep)
+    assert path.name == "envcheck.toml" and table == {"gpus": 4}
+
+
+def test_require_raises_one_error_listing_everything() -> None:
+    with pytest.raises(RequirementError) as info:
+        require(torch=">=99", gpus=64, python="<3.0")
+    message = str(info.value)
+    assert message.startswith("this machine does not meet 3 requirement(s):")
+    assert "REQ001" in message and "REQ002" in message and "REQ004" in message
+    assert [f.code for f in info.value.findings] == ["REQ001", "REQ002", "REQ004"]
+
+
+def test_require_returns_facts_when_met() -> None:
+    facts = require(python=">=3.9")
+    assert isinstance(facts, Facts)
+
+
+# --------------------------------------------------------------------------- CI reports
+
+
+def test_sample_project_fails_check_with_junit_annotations_and_summary(tmp_path: Path) -> None:
+    """The issue's 'done when': a project asking for a GPU, checked here."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "train"\n\n[tool.envcheck]\ngpus = 1\n'
+    )
+    junit, summary = tmp_path / "envcheck.xml", tmp_path / "summary.md"
+    out = subprocess.run(
+        [sys.executable, "-m", "envcheck", "check", "--no-deep", "--junit", str(junit)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            **__import__("os").environ,
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_STEP_SUMMARY": str(summary),
+        },
+    )
+    assert out.returncode == 1
+    assert "REQ004" in out.stdout and "0 GPU(s) here; 1 required by" in out.stdout
+    assert "::error title=envcheck REQ004::" in out.stdout
+    root = ET.parse(junit).getroot()
+    (checks,) = [s for s in root if s.get("name") == "envcheck checks"]
+    failed = [c.get("name") for c in checks if c.find("failure") is not None]
+    assert failed == ["REQ004 gpu-count"]
+    assert int(checks.get("tests")) == len(list(checks)) > 40
+    text = summary.read_text()
+    assert text.startswith("## envcheck: ❌ not ready") and "| ❌ | REQ004 |" in text
+
+
+def test_junit_marks_errors_as_failures_and_keeps_warnings_as_output() -> None:
+    from envcheck.checks import RULES, run_checks
+    from envcheck.tables import load_tables
+
+    findings = run_checks(profile("h100-server"), load_tables())  # DRV002 warning, TK001 info
+    xml = render_junit(findings, RULES.values())
+    root = ET.fromstring(xml)
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert cases["DRV002 minor-version-compatibility"].find("failure") is None
+    assert (
+        "minor-version compatibility"
+        in cases["DRV002 minor-version-compatibility"].find("system-out").text
+    )
+    assert root.find("testsuite").get("failures") == "0"
+
+
+def test_github_annotation_escaping() -> None:
+    from envcheck.findings import Finding
+
+    out = github_annotations([Finding("X001", "x", "warning", "50% done, a:b", fix="line1\nline2")])
+    assert out == "::warning title=envcheck X001::50%25 done, a:b%0Aline1%0Aline2\n"
+
+
+def test_markdown_format() -> None:
+    out = envcheck("check", "--no-deep", "--format", "markdown")
+    assert out.stdout.startswith("## envcheck: ")
+
+
+def test_bad_config_is_a_usage_error(tmp_path: Path) -> None:
+    bad = tmp_path / "envcheck.toml"
+    bad.write_text("gpu = 1\n")
+    out = envcheck("check", "--no-deep", "--config", str(bad))
+    assert out.returncode == 2 and "unknown key 'gpu'" in out.stderr
+
+
+# --------------------------------------------------------------------------- healthcheck
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "dev").mkdir()
+    return tmp_path
+
+
+def test_healthy_server(root: Path, tmp_path: Path) -> None:
+    code, line = health(
+        gpus=8,
+        state=str(tmp_path / "s.json"),
+        root=root,
+        nvml=make_nvml(MACHINES["8xH100-SXM"]),
+        environ={},
+    )
+    assert (code, line) == (0, "healthy: 8 GPU(s), 31-38 C")
+
+
+@pytest.mark.parametrize(
+    ("machine", "gpus", "line"),
+    [
+        ("lost-GPU", None, "unhealthy: GPU 1 is lost"),
+        ("unknown-error", None, "unhealthy: GPU 0: unknown: Unknown Error"),
+        ("8xH100-SXM", 9, "unhealthy: 8 of 9 GPUs visible"),
+        (
+            "version-mismatch",
+            None,
+            "unhealthy: NVML lib_rm_version_mismatch: RM has detected an NVML/RM version mismatch.",
+        ),
+        (
+            "hung-driver",
+            None,
+            "unhealthy: NVML timeout: NVML did not answer within 0.5 s (a hung driver or GPU)",
+        ),
+    ],
+)
+def test_unhealthy_machines(root, tmp_path, machine, gpus, line) -> None:
+    start = time.monotonic()
+    code, out = health(
+        gpus=gpus,
+        timeout=0.5,
+        state=str(tmp_path / "s.json"),
+        root=root,
+        nvml=make_nvml(MACHINES[machine]),
+        environ={},
+    )
+    assert (code, out) == (1, line)
+    assert time.monotonic() - start < 10  # a hung driver fails the check, it does not hang it
+
+
+def test_new_ecc_errors_against_the_first_run(root: Path, tmp_path: Path) -> None:
+    state = str(tmp_path / "ecc.json")
+    machine = dict(MACHINES["sick-H100"])
+    machine["gpus"] = [dict(machine["gpus"][0], remap=(0, 0, 0, 0))]
+    assert (
+        health(state=state, root=root, nvml=make_nvml(machine), environ={})[0] == 0
+    )  # baseline: 3
+    machine["gpus"][0]["ecc_uncorrected"] = 5
+    assert health(state=state, root=root, nvml=make_nvml(machine), environ={}) == (
+        1,
+        "unhealthy: GPU 0: 2 new uncorrectable ECC errors",
+    )
+
+
+def test_hot_gpu(root: Path, tmp_path: Path) -> None:
+    machine = {**MACHINES["8xH100-SXM"], "gpus": [dict(MACHINES["8xH100-SXM"]["gpus"][0], temp=91)]}
+    assert health(state=str(tmp_path / "s"), root=root, nvml=make_nvml(machine), environ={}) == (
+        1,
+        "unhealthy: GPU 0 at 91 C (slowdown 87 C)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "count"),
+    [("0,1,2", 3), ("GPU-aaa,GPU-bbb", 2), ("all", None), ("none", 0), ("", None)],
+)
+def test_expected_gpus_from_the_container(value, count) -> None:
+    assert expected_gpus({"NVIDIA_VISIBLE_DEVICES": value}) == count
+
+
+def test_healthcheck_cli_exits_0_or_1_with_one_line() -> None:
+    for args, code in (
+        (("healthcheck",), 0),
+        (("healthcheck", "--gpus", "1"), 1),
+        (("healthcheck", "--no-such"), 1),
+    ):
+        out = envcheck(*args)
+        assert out.returncode == code
+        assert len(out.stdout.strip().splitlines()) == 1 and out.stderr == ""
+
+
+def test_healthcheck_never_imports_torch_or_click() -> None:
+    code = (
+        "import sys\nfrom envcheck._entry import main\n"
+        "try:\n    main(['healthcheck'])\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps(['torch' in sys.modules, 'click' in sys.modules]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", "import json\n" + code], capture_output=True, text=True, timeout=60
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, False]
