@@ -468,6 +468,108 @@ def healthcheck(ctx, gpus, deep, timeout, state) -> None:
 
 
 @cli.command(context_settings=CONTEXT)
+@click.argument(
+    "source", metavar="FILE|-", type=click.File("r", encoding="utf-8", errors="replace")
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
+@click.option(
+    "--ignore", multiple=True, metavar="CODE", help="Drop findings with this code or name."
+)
+@click.pass_context
+def diagnose(ctx, source, as_json, strict, ignore) -> None:
+    """Diagnose a report pasted from another machine: `collect_env` output, `nvidia-smi`
+    (table, -L or --query-gpu CSV), an envcheck JSON report, error messages, or any mix.
+
+    Runs the same checks and install advice as `envcheck check`, on the facts the text
+    contains, and says which facts were missing (so which checks could not run).
+    Exit codes as for `check`.
+    """
+    import json
+
+    from .diagnose import diagnose_text
+    from .report.findings_text import ready, render_findings, report_dict
+    from .report.style import use_color
+
+    text = source.read(4 * 1024 * 1024)
+    tables = _load_tables(ctx)
+    codes = [c.strip() for item in ignore for c in item.split(",") if c.strip()]
+    diagnosis = diagnose_text(text, tables, codes)
+    is_ready = ready(diagnosis.findings, strict)
+    advice = _install_advice(diagnosis.facts, tables, diagnosis.findings)
+    if as_json:
+        report = report_dict(diagnosis.facts, diagnosis.findings, tables, strict)
+        report.update(
+            read=diagnosis.pieces,
+            observed=diagnosis.observed,
+            missing=diagnosis.missing,
+            not_judged=diagnosis.skipped,
+            notes=diagnosis.notes,
+            install=advice,
+        )
+        click.echo(json.dumps(report, indent=2))
+        ctx.exit(exitcodes.OK if is_ready else exitcodes.NOT_READY)
+    color = use_color(sys.stdout)
+    if not diagnosis.pieces:
+        click.echo(
+            "envcheck found nothing it can read in this text (collect_env, nvidia-smi, envcheck JSON, "
+            "or a known error message)."
+        )
+        ctx.exit(exitcodes.USAGE)
+    click.echo(f"Read from the text: {', '.join(diagnosis.pieces)}")
+    text_out = render_findings(
+        diagnosis.facts, diagnosis.findings, tables, color=color, strict=strict, command="diagnose"
+    )
+    click.echo(text_out, nl=False, color=color)
+    if diagnosis.missing:
+        click.echo(
+            f"\nNot in the text: {', '.join(diagnosis.missing)}; checks not run: {', '.join(diagnosis.skipped)}"
+        )
+    for note in diagnosis.notes:
+        click.echo(f"note: {note}")
+    if advice:
+        click.echo(
+            f"\nTo install what fits that machine ({advice['reason']}):\n  {advice['command']}"
+        )
+    ctx.exit(exitcodes.OK if is_ready else exitcodes.NOT_READY)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("message")
+@click.pass_context
+def explain(ctx, message) -> None:
+    """Explain one error message: what it means, the fix, and the facts it carries.
+
+    Exit 0 when the message is recognised, 1 when it is not.
+    """
+    from .diagnose import explain as explain_message
+
+    tables = _load_tables(ctx)
+    result = explain_message(message, tables)
+    if result is None:
+        click.echo(
+            "envcheck does not recognise this message (see `envcheck tables` for the catalogue's age)."
+        )
+        ctx.exit(exitcodes.NOT_READY)
+    for finding in result.findings:
+        click.echo(f"{finding.name}: {finding.title}")
+        click.echo(f"  matched: {finding.evidence[0]}")
+        click.echo(f"  {finding.fix}")
+    f = result.facts
+    carried = [
+        f"the driver supports CUDA {f.nvidia.cuda_driver_version}"
+        if f.nvidia.cuda_driver_version
+        else None,
+        f"GPU compute capability {f.nvidia.gpus[0].compute_capability}" if f.nvidia.gpus else None,
+        f"nvcc is CUDA {f.toolkit.nvcc_version}" if f.toolkit.nvcc_version else None,
+        f"torch was built with CUDA {f.torch.cuda}" if f.torch.cuda else None,
+    ]
+    carried = [c for c in carried if c]
+    if carried:
+        click.echo("  facts in the message: " + "; ".join(carried))
+
+
+@cli.command(context_settings=CONTEXT)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 def tables(ctx: click.Context, as_json: bool) -> None:
@@ -493,6 +595,7 @@ def tables(ctx: click.Context, as_json: bool) -> None:
         },
         "gpu_arches": {"families": len(t.families), "gpu_models": len(t.gpus)},
         "installers": {"uv_torch_backends": len(t.uv_torch_backends)},
+        "messages": {"messages": len(t.messages)},
     }
     if as_json:
         out = {

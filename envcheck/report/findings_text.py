@@ -41,12 +41,13 @@ def render_findings(
     color: bool = False,
     strict: bool = False,
     width: Optional[int] = None,
+    command: str = "check",
 ) -> str:
     """The terminal report; fixes are wrapped to ``width`` (the terminal's, at most 100)."""
     s = Style(color)
     if width is None:
         width = min(100, shutil.get_terminal_size((100, 24)).columns)
-    lines = [s(f"envcheck {__version__} check", "bold") + s(f"  {_machine_line(facts)}", "dim")]
+    lines = [s(f"envcheck {__version__} {command}", "bold") + s(f"  {_machine_line(facts)}", "dim")]
     if facts.overrides:
         lines.append(s("overridden from the environment: " + ", ".join(facts.overrides), "yellow"))
     for finding in findings:

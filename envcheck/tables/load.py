@@ -25,6 +25,7 @@ from .model import (
     DriverVersion,
     Family,
     GpuModel,
+    MessageRule,
     MinorCompat,
     Provenance,
     Release,
@@ -35,7 +36,7 @@ from .model import (
 )
 
 SCHEMA_VERSION = 1
-TABLE_NAMES = ("torch_releases", "cuda_driver", "gpu_arches", "installers")
+TABLE_NAMES = ("torch_releases", "cuda_driver", "gpu_arches", "installers", "messages")
 ENV_VAR = "ENVCHECK_TABLES"
 
 _VARIANT = re.compile(r"^(cpu|cu\d{2,3}|rocm\d+(?:\.\d+)*|xpu)$")
@@ -416,6 +417,58 @@ def _installers(data: Dict[str, Any], file: str) -> Tuple[str, ...]:
     return tuple(values)
 
 
+# --------------------------------------------------------------------------- messages
+
+MESSAGE_FACTS = (
+    "gpu_capability",
+    "cuda_driver_version",
+    "nvcc_version",
+    "torch_cuda",
+    "nvml_error",
+    "torch_variant",
+)
+
+
+def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
+    sources = data.get("sources")
+    if not isinstance(sources, dict):
+        raise TableError(f"{file}: 'sources' must map source keys to references")
+    r = _Reader(file, sources)
+    out = []
+    seen = set()
+    for i, raw in enumerate(r.get(data, "messages", "document", list)):
+        where = f"messages[{i}]"
+        ident = r.get(raw, "id", where, str)
+        where = f"{where} ({ident})"
+        if ident in seen:
+            raise r.fail(where, "id is listed twice")
+        seen.add(ident)
+        text = r.get(raw, "pattern", where, str)
+        try:
+            pattern = re.compile(text)
+        except re.error as exc:
+            raise r.fail(f"{where}.pattern", f"not a regular expression: {exc}") from None
+        extracts = r.get(raw, "extracts", where, dict)
+        for fact in extracts:
+            if fact not in MESSAGE_FACTS:
+                raise r.fail(
+                    f"{where}.extracts", f"{fact!r} is not one of {', '.join(MESSAGE_FACTS)}"
+                )
+        prov = r.provenance(raw, where, ["id", "pattern", "title", "cause", "fix", "extracts"])
+        out.append(
+            MessageRule(
+                id=ident,
+                pattern=pattern,
+                title=r.get(raw, "title", where, str),
+                cause=r.get(raw, "cause", where, str),
+                fix=r.get(raw, "fix", where, str),
+                extracts=dict(extracts),
+                sources=prov.sources,
+            )
+        )
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -447,6 +500,7 @@ def load_tables(directory: Optional[os.PathLike] = None) -> Tables:
     )
     families, rules, gpus = _gpu_arches(docs["gpu_arches"], str(files["gpu_arches"].path))
     uv_backends = _installers(docs["installers"], str(files["installers"].path))
+    messages = _messages(docs["messages"], str(files["messages"].path))
     return Tables(
         files=files,
         releases=releases,
@@ -459,4 +513,5 @@ def load_tables(directory: Optional[os.PathLike] = None) -> Tables:
         gpus=gpus,
         sources=sources,
         uv_torch_backends=uv_backends,
+        messages=messages,
     )

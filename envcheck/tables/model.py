@@ -180,6 +180,19 @@ def sass_fallback_rule(arch: str) -> Optional[SassRule]:
 
 
 @dataclass(frozen=True)
+class MessageRule:
+    """A message users paste: its pattern, meaning, fix, and the facts it carries."""
+
+    id: str
+    pattern: re.Pattern[str]
+    title: str
+    cause: str
+    fix: str
+    extracts: Mapping[str, str]  # fact -> named group, or a literal value
+    sources: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TableFile:
     name: str
     path: Path
@@ -201,6 +214,7 @@ class Tables:
     gpus: Tuple[GpuModel, ...]
     sources: Mapping[str, str]
     uv_torch_backends: Tuple[str, ...] = ()  # values `uv pip install --torch-backend` accepts
+    messages: Tuple[MessageRule, ...] = ()
 
     # ---------------------------------------------------------------- torch
 
@@ -248,11 +262,21 @@ class Tables:
         return rule is not None and rule.runs_on(capability)
 
     def capability_of(self, gpu_name: str) -> Optional[str]:
-        wanted = _normalise_gpu(gpu_name)
+        """Compute capability of a GPU as NVML or nvidia-smi names it.
+
+        Those names add form factor and memory to the marketing name ("NVIDIA
+        A100-SXM4-80GB", "Tesla V100-SXM2-16GB"): the longest table name whose
+        words begin the reported name wins, word by word, so "A10" never matches
+        "A100" and "RTX 3090 Ti" is not taken for an "RTX 3090".
+        """
+        wanted = _normalise_gpu(gpu_name).split()
+        best: Optional[GpuModel] = None
+        best_len = 0
         for gpu in self.gpus:
-            if _normalise_gpu(gpu.name) == wanted:
-                return gpu.capability
-        return None
+            words = _normalise_gpu(gpu.name).split()
+            if words and wanted[: len(words)] == words and len(words) > best_len:
+                best, best_len = gpu, len(words)
+        return best.capability if best else None
 
     def age_days(self, today: str) -> Dict[str, int]:
         from datetime import date
@@ -262,7 +286,8 @@ class Tables:
 
 
 def _normalise_gpu(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", name.lower().replace("nvidia", "")).strip()
+    text = re.sub(r"[^a-z0-9]+", " ", name.lower())
+    return " ".join(w for w in text.split() if w not in ("nvidia", "tesla"))
 
 
 def all_arch_tokens(lists: Mapping[str, Tuple[str, ...]]) -> List[str]:

@@ -1,0 +1,394 @@
+"""Read pasted reports into Facts: collect_env text, nvidia-smi output, envcheck JSON.
+
+Pasted text is messy: markdown code fences, Windows line endings, wrapped or cut
+lines, "Could not collect" and "N/A" for missing values, and several reports
+glued together. Every parser here reads what it recognises, records which Facts
+sections it actually saw, and never raises on anything else.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Set
+
+from ..facts import AmdGpuFacts, CondaPackageFacts, Facts, FactsError, GpuFacts, PackageFacts
+from ..probes.packages import normalise
+
+MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_FENCE = re.compile(r"^\s*(```|~~~)[\w-]*\s*$")
+
+
+@dataclass
+class Reading:
+    """Facts built from text, what was seen, and what the text says about itself."""
+
+    facts: Facts
+    observed: Set[str] = field(default_factory=set)  # Facts sections the text showed
+    pieces: List[str] = field(default_factory=list)  # "collect_env", "nvidia-smi table", ...
+    notes: List[str] = field(default_factory=list)
+
+
+def clean(text: str) -> str:
+    """Line endings, ANSI colour, markdown fences and quote markers removed."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ANSI.sub("", text)
+    lines = []
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            continue
+        if line.startswith("> "):
+            line = line[2:]
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def value(text: Optional[str]) -> Optional[str]:
+    if text is None:
+        return None
+    text = text.strip()
+    return None if text.lower() in MISSING else text
+
+
+# --------------------------------------------------------------------------- envcheck JSON
+
+
+def read_json(text: str) -> Optional[Facts]:
+    """An envcheck Facts document or `check --json` report, when the text is one."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        data = json.loads(text[start : end + 1])
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    doc = data.get("facts") if isinstance(data.get("facts"), dict) else data
+    if "system" not in doc and "nvidia" not in doc and "torch" not in doc:
+        return None
+    try:
+        return Facts.from_dict(doc)
+    except FactsError:
+        return None
+
+
+# --------------------------------------------------------------------------- collect_env
+
+_KEYS = {
+    "pytorch version": "torch",
+    "is debug build": "debug",
+    "cuda used to build pytorch": "torch_cuda",
+    "rocm used to build pytorch": "torch_rocm",
+    "os": "os",
+    "gcc version": "gcc",
+    "libc version": "libc",
+    "python version": "python",
+    "python platform": "platform",
+    "is cuda available": "cuda_available",
+    "cuda runtime version": "cuda_runtime",
+    "gpu models and configuration": "gpus",
+    "nvidia driver version": "driver",
+    "cudnn version": "cudnn",
+    "hip runtime version": "hip_runtime",
+    "is xpu available": "xpu_available",
+}
+_KEY_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9 _/.()-]*?)\s*:\s?(.*)$")
+_GPU_LINE = re.compile(r"^\s*GPU\s+(\d+)\s*:\s*(.+?)\s*(?:\(UUID:.*)?$")
+_PIP = re.compile(r"^\[(?:pip|pip3|uv)\]\s+([A-Za-z0-9_.-]+)\s*==\s*(\S+)")
+_COMPANIONS = ("torchvision", "torchaudio", "triton", "pytorch-triton")
+_CONDA = re.compile(r"^\[conda\]\s+([A-Za-z0-9_.-]+)\s+(\S+)(?:\s+(\S+))?(?:\s+(\S+))?")
+
+
+def read_collect_env(text: str, reading: Reading) -> bool:
+    """Parse ``python -m torch.utils.collect_env`` output; False when there is none."""
+    fields: Dict[str, str] = {}
+    extra: Dict[str, List[str]] = {"gpus": [], "cudnn": []}
+    current: Optional[str] = None
+    libs: List[str] = []
+    cpu_model: Optional[str] = None
+    section = "top"
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped == "CPU:":
+            section, current = "cpu", None
+            continue
+        if stripped.startswith("Versions of relevant libraries"):
+            section, current = "libs", None
+            continue
+        if section == "libs":
+            if stripped.startswith("["):
+                libs.append(stripped)
+                continue
+            if stripped:
+                section = "top"
+        if section == "cpu":
+            match = re.match(r"^Model name:\s*(.+)$", stripped)
+            if match:
+                cpu_model = match.group(1).strip()
+            if stripped and not re.match(r"^[A-Za-z0-9 ()/_.-]+:", stripped):
+                section = "top"
+            else:
+                continue
+        match = _KEY_LINE.match(stripped)
+        key = _KEYS.get(match.group(1).strip().lower()) if match else None
+        if key:
+            fields[key] = match.group(2).strip()
+            current = key if key in extra else None
+            if key in extra and fields[key]:
+                extra[key].append(fields[key])
+            continue
+        if current and stripped:
+            extra[current].append(stripped)
+        elif not stripped:
+            current = None
+    if "torch" not in fields and "cuda_available" not in fields:
+        return False
+    reading.pieces.append("collect_env")
+    _apply_collect_env(fields, extra, libs, cpu_model, reading)
+    return True
+
+
+def _apply_collect_env(fields, extra, libs, cpu_model, reading: Reading) -> None:
+    f = reading.facts
+    torch = value(fields.get("torch"))
+    if "torch" in fields:
+        reading.observed.add("torch")
+        f.torch.installed = torch is not None
+        f.torch.version = f.torch.dist_version = torch
+        f.torch.cuda = value(fields.get("torch_cuda"))
+        rocm = value(fields.get("torch_rocm"))
+        f.torch.hip = rocm
+        debug = value(fields.get("debug"))
+        f.torch.debug = {"true": True, "false": False}.get((debug or "").lower())
+    if torch is not None and "cuda_available" in fields:
+        reading.observed.add("torch_runtime")
+        rt = f.torch_runtime
+        rt.status, rt.version, rt.cuda = "ok", torch, f.torch.cuda
+        rt.cuda_available = {"true": True, "false": False}.get(
+            (fields["cuda_available"] or "").lower()
+        )
+    _os(fields, f, reading)
+    py = value(fields.get("python"))
+    if py:
+        reading.observed.add("python")
+        match = re.match(r"(\d+\.\d+(?:\.\d+)?)", py)
+        f.python.version = match.group(1) if match else ""
+        bits = re.search(r"\((\d+)-bit runtime\)", py)
+        f.python.bits = int(bits.group(1)) if bits else None
+        f.python.implementation = "CPython"
+        f.python.env_kind = "unknown"
+    runtime = value(fields.get("cuda_runtime"))
+    if runtime:
+        reading.observed.add("toolkit")
+        f.toolkit.nvcc_version = runtime
+        reading.notes.append(
+            f"collect_env's 'CUDA runtime version: {runtime}' is the nvcc on PATH (recorded as the "
+            "CUDA toolkit), not the CUDA runtime torch uses (that is 'CUDA used to build PyTorch')"
+        )
+    if any("libcudnn" in line for line in extra["cudnn"]):
+        reading.notes.append(
+            "collect_env's 'cuDNN version' lists cuDNN files found on the system, not the cuDNN torch "
+            "loaded (pip wheels bring their own)"
+        )
+    driver = value(fields.get("driver"))
+    gpus = _gpu_names(extra["gpus"])
+    if driver or gpus:
+        reading.observed.add("nvidia")
+    if driver:
+        f.nvidia.driver_version, f.nvidia.driver_version_source = driver, "collect_env"
+        f.nvidia.nvml.ok = True
+    amd = [(i, n) for i, n in gpus if f.torch.hip or "AMD" in n or "gfx" in n]
+    if amd:  # a ROCm report: "AMD Instinct MI300X (gfx942:sramecc+:xnack-)"
+        reading.observed.add("amd")
+        for i, name in amd:
+            gfx = re.search(r"\b(gfx[0-9a-f]+)", name)
+            f.amd.gpus.append(AmdGpuFacts(index=i, gfx=gfx.group(1) if gfx else None))
+        gpus = [g for g in gpus if g not in amd]
+        if not driver:
+            reading.observed.discard("nvidia")
+    if gpus and not f.nvidia.gpus:
+        f.nvidia.gpus = [GpuFacts(index=i, name=name) for i, name in gpus]
+    if cpu_model:
+        f.system.cpu_model = cpu_model
+    _libraries(libs, reading)
+
+
+def _gpu_names(lines: List[str]) -> List[tuple]:
+    out = []
+    for line in lines:
+        match = _GPU_LINE.match(line)
+        if match:
+            out.append((int(match.group(1)), match.group(2)))
+        elif value(line) and not out and not line.lower().startswith("probably"):
+            out.append((0, line.strip()))  # one GPU, printed without "GPU 0:"
+    return out
+
+
+def _os(fields: Dict[str, str], f: Facts, reading: Reading) -> None:
+    os_text = value(fields.get("os"))
+    platform = value(fields.get("platform")) or ""
+    if not os_text and not platform:
+        return
+    reading.observed.add("system")
+    arch = re.search(r"\((x86_64|aarch64|arm64|AMD64)\)", os_text or "")
+    if platform.startswith("Linux") or (os_text and ("Linux" in os_text or "Ubuntu" in os_text)):
+        f.system.os = "Linux"
+        f.system.distro_name = (
+            re.sub(r"\s*\((x86_64|aarch64|arm64)\)\s*$", "", os_text or "") or None
+        )
+        kernel = re.match(r"Linux-(.+?)-(x86_64|aarch64)(?:-with-.*)?$", platform)
+        if kernel:
+            f.system.kernel = kernel.group(1)
+            f.system.machine = kernel.group(2)
+        if "microsoft" in platform.lower():
+            f.system.wsl = (
+                2 if "wsl2" in platform.lower() or "microsoft-standard" in platform.lower() else 1
+            )
+    elif "macOS" in (os_text or "") or platform.startswith(("macOS", "Darwin")):
+        f.system.os = "Darwin"
+        version = re.search(r"macOS\s+([\d.]+)", os_text or "") or re.search(
+            r"macOS-([\d.]+)", platform
+        )
+        f.system.os_version = version.group(1) if version else None
+        f.system.machine = "arm64" if "arm64" in (os_text or "") + platform else "x86_64"
+    elif "Windows" in (os_text or "") or platform.startswith("Windows"):
+        f.system.os = "Windows"
+        f.system.os_version = (re.search(r"Windows-(?:\d+)-([\d.]+)", platform) or [None, None])[1]
+        f.system.machine = "AMD64"
+    if arch and not f.system.machine:
+        f.system.machine = arch.group(1)
+    glibc = re.match(r"glibc-([\d.]+)", value(fields.get("libc")) or "")
+    if glibc:
+        f.system.glibc = glibc.group(1)
+
+
+def _libraries(libs: List[str], reading: Reading) -> None:
+    f = reading.facts
+    for line in libs:
+        pip = _PIP.match(line)
+        if pip:
+            name, version = normalise(pip.group(1)), pip.group(2)
+            if name == "torch":
+                f.torch.installs.append(PackageFacts("torch", version, None, "pip"))
+            elif name in _COMPANIONS or (name.startswith("nvidia-") and name != "nvidia-ml-py"):
+                f.torch.companions.append(PackageFacts(name, version, None, "pip"))
+            continue
+        conda = _CONDA.match(line)
+        if conda:
+            name = normalise(conda.group(1))
+            if name in (
+                "pytorch",
+                "pytorch-cuda",
+                "torchvision",
+                "torchaudio",
+                "cudatoolkit",
+                "cuda-version",
+                "pytorch-mutex",
+            ):
+                build = conda.group(3)
+                channel = conda.group(4)
+                f.torch.conda_packages.append(
+                    CondaPackageFacts(name, conda.group(2), build, channel)
+                )
+
+
+# --------------------------------------------------------------------------- nvidia-smi
+
+_SMI_HEAD = re.compile(
+    r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s+([\d.]+)\s+CUDA Version:\s+([\d.]+)"
+)
+_SMI_GPU = re.compile(
+    r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s+\w+\s*\|\s*(\S+)\s*\|"
+)
+_SMI_STATS = re.compile(r"^\|\s*(?:N/A|\d+%)\s+(\d+)C\s+.*?\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|")
+_SMI_L = re.compile(r"^GPU\s+(\d+):\s+(.+?)\s+\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
+MiB = 1024**2
+
+
+def read_nvidia_smi(text: str, reading: Reading) -> bool:
+    f = reading.facts
+    found = False
+    head = _SMI_HEAD.search(text)
+    if head:
+        found = True
+        reading.pieces.append("nvidia-smi table")
+        f.nvidia.driver_version, f.nvidia.driver_version_source = head.group(2), "nvidia-smi"
+        f.nvidia.cuda_driver_version = head.group(3)
+        f.nvidia.nvml.ok = True
+        gpus: List[GpuFacts] = []
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            match = _SMI_GPU.match(line)
+            if not match:
+                continue
+            gpu = GpuFacts(
+                index=int(match.group(1)), name=match.group(2).strip(), pci_bus_id=match.group(4)
+            )
+            gpu.persistence_mode = match.group(3) == "On"
+            ecc = match.group(5)
+            if ecc.isdigit():
+                gpu.ecc_mode, gpu.ecc_uncorrected_volatile = True, int(ecc)
+            stats = _SMI_STATS.match(lines[i + 1]) if i + 1 < len(lines) else None
+            if stats:
+                gpu.temperature_c = int(stats.group(1))
+                gpu.memory_used, gpu.memory_total = (
+                    int(stats.group(2)) * MiB,
+                    int(stats.group(3)) * MiB,
+                )
+            gpus.append(gpu)
+        if gpus:
+            f.nvidia.gpus = gpus
+    listed = [m for m in (_SMI_L.match(line.strip()) for line in text.split("\n")) if m]
+    if listed:
+        found = True
+        reading.pieces.append("nvidia-smi -L")
+        if not f.nvidia.gpus or all(g.name and g.name.endswith("...") for g in f.nvidia.gpus):
+            f.nvidia.gpus = [
+                GpuFacts(index=int(m.group(1)), name=m.group(2), uuid="GPU-redacted")
+                for m in listed
+            ]
+    found = _read_csv(text, reading) or found
+    if found:
+        reading.observed.add("nvidia")
+    return found
+
+
+def _read_csv(text: str, reading: Reading) -> bool:
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        cells = {c.strip().lower() for c in line.split(",")}  # a header is made of column names
+        known = {"driver_version", "compute_cap", "pci.bus_id", "uuid"}
+        if "name" in cells and (known & cells or any(c.startswith("memory.total") for c in cells)):
+            rows = list(csv.reader(io.StringIO("\n".join(lines[i : i + 65]))))
+            header = [h.strip().lower() for h in rows[0]]
+            gpus = []
+            for row in rows[1:]:
+                if len(row) != len(header):
+                    break
+                cell = {h: c.strip() for h, c in zip(header, row)}
+                gpu = GpuFacts(index=len(gpus), name=cell.get("name"))
+                cc = cell.get("compute_cap")
+                if cc and re.fullmatch(r"\d+\.\d", cc):
+                    gpu.compute_capability = cc
+                mem = re.match(r"(\d+)", cell.get("memory.total [mib]", ""))
+                if mem:
+                    gpu.memory_total = int(mem.group(1)) * MiB
+                driver = cell.get("driver_version")
+                if driver and re.fullmatch(r"[\d.]+", driver):
+                    reading.facts.nvidia.driver_version = driver
+                    reading.facts.nvidia.driver_version_source = "nvidia-smi"
+                gpus.append(gpu)
+            if gpus:
+                reading.pieces.append("nvidia-smi --query-gpu")
+                reading.facts.nvidia.gpus = gpus
+                return True
+    return False
+
+
+def summary_of(reading: Reading) -> Dict[str, Any]:
+    return {"pieces": reading.pieces, "observed": sorted(reading.observed), "notes": reading.notes}
