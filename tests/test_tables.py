@@ -202,6 +202,16 @@ def broken_copy(tmp_path: Path, name: str, mutate) -> Path:
             lambda d: d["uv_torch_backends"].update(values=["cuda13"]),
             r"installers.json: uv_torch_backends.values: 'cuda13' is not a backend name",
         ),
+        (
+            "messages",
+            lambda d: d["messages"][0].update(pattern="(unclosed"),
+            r"messages.json: messages\[0\] \(no-kernel-image\).pattern: not a regular expression",
+        ),
+        (
+            "messages",
+            lambda d: d["messages"][1].update(extracts={"gpu_count": "sm"}),
+            r"'gpu_count' is not one of",
+        ),
     ],
 )
 def test_broken_tables_name_file_record_and_field(tmp_path, name, mutate, message) -> None:
