@@ -91,22 +91,21 @@ def _conda(plan: InstallPlan) -> str:
     specs = [f"{names.get(p.name, p.name)}=={p.version}" for p in plan.packages]
     variant = plan.variant or "cpu"
     macos = (plan.platform or "").startswith("macos")
-    if (version.major, version.minor) <= (2, 5) and version >= Version("1.13"):
+    if (version.major, version.minor) <= (2, 5):  # the pytorch channel's own builds
         if macos:
             return "conda install " + " ".join(specs) + " -c pytorch"
         if variant == "cpu":
             return "conda install " + " ".join(specs) + " cpuonly -c pytorch"
         if variant.startswith("cu"):
             cuda = f"{variant[2:-1]}.{variant[-1]}"
-            return "conda install " + " ".join(specs) + f" pytorch-cuda={cuda} -c pytorch -c nvidia"
-    if version < Version("1.13"):  # before pytorch-cuda: the cudatoolkit package
-        if macos:
-            return "conda install " + " ".join(specs) + " -c pytorch"
-        if variant == "cpu":
-            return "conda install " + " ".join(specs) + " cpuonly -c pytorch"
-        if variant.startswith("cu"):
-            cuda = f"{variant[2:-1]}.{variant[-1]}"
-            # The 11.x toolkits after 11.3 came from conda-forge (PyTorch's own commands for 1.12).
+            if version >= Version("1.13"):
+                return (
+                    "conda install "
+                    + " ".join(specs)
+                    + f" pytorch-cuda={cuda} -c pytorch -c nvidia"
+                )
+            # Before pytorch-cuda: the cudatoolkit package; the 11.x toolkits after 11.3
+            # came from conda-forge (PyTorch's own commands for 1.12).
             forge = " -c conda-forge" if Version(cuda) >= Version("11.6") else ""
             return "conda install " + " ".join(specs) + f" cudatoolkit={cuda} -c pytorch" + forge
     if variant.startswith("rocm") or variant == "xpu":
