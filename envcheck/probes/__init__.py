@@ -63,16 +63,11 @@ def probe(
     Raises OverrideError for a malformed ENVCHECK_* override and InterpreterError
     when ``python`` cannot be run; every other failure is recorded in Facts.
     """
-    from ..facts import Facts, ProbeError, TorchRuntimeFacts
-    from .amd import probe_amd
-    from .environ import probe_environ
-    from .nvidia import probe_nvidia
+    # Only what is needed to start the torch child is imported before it starts;
+    # the other probe modules load while the child spends its second importing torch.
     from .overrides import apply_overrides, parse_overrides
     from .python_env import probe_python, snapshot
-    from .system import probe_system
-    from .toolkit import probe_toolkit
     from .torch_deep import DeepProbe
-    from .torch_static import probe_torch_static
 
     env = dict(os.environ) if environ is None else dict(environ)
     overrides = parse_overrides(env)  # fail on a bad override before any work
@@ -82,6 +77,14 @@ def probe(
     deep_probe: Optional[DeepProbe] = None
     if deep and snap.get("torch_origin"):
         deep_probe = DeepProbe(target, timeout=timeout, env=env)
+
+    from ..facts import Facts, ProbeError, TorchRuntimeFacts
+    from .amd import probe_amd
+    from .environ import probe_environ
+    from .nvidia import probe_nvidia
+    from .system import probe_system
+    from .toolkit import probe_toolkit
+    from .torch_static import probe_torch_static
 
     facts = Facts(
         envcheck_version=__version__,
