@@ -224,7 +224,9 @@ def test_no_check_crashes_on_odd_versions(name: str, driver: str, cuda: str) -> 
 
 def test_every_code_is_documented() -> None:
     from envcheck.checks import INTERNAL, RULES
+    from envcheck.diagnose import MESSAGE
+    from envcheck.requirements import RULES as REQUIREMENT_RULES
 
     doc = (Path(__file__).parent.parent / "docs" / "checks.md").read_text()
-    for rule in [*RULES.values(), INTERNAL]:
+    for rule in [*RULES.values(), *REQUIREMENT_RULES.values(), INTERNAL, MESSAGE]:
         assert f"### {rule.code} {rule.name} ({rule.severity}" in doc, rule.code
