@@ -180,12 +180,16 @@ def _nvcc(facts: Facts) -> List[Finding]:
     return [
         RULES["TK001"](
             f"nvcc is CUDA {nvcc.major}.{nvcc.minor}, torch was built with CUDA {cuda}",
-            [f"nvcc {nvcc} at {facts.toolkit.nvcc_path}", f"torch {facts.torch.version}"],
+            [
+                f"nvcc {nvcc}"
+                + (f" at {facts.toolkit.nvcc_path}" if facts.toolkit.nvcc_path else ""),
+                f"torch {facts.torch.version}",
+            ],
             (
                 "torch.utils.cpp_extension refuses to build with a different CUDA major "
                 '("The detected CUDA version mismatches the version that was used to compile PyTorch"). '
                 if major
-                else "Building extensions works with a warning; "
+                else "Building extensions works, with a warning. "
             )
             + f"Install the CUDA {cuda} toolkit and point CUDA_HOME at it, or a torch built for CUDA {nvcc.major}.{nvcc.minor}.",
             severity=None if major else "info",
