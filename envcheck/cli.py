@@ -375,16 +375,19 @@ def _smoke_devices(timeout: float):
     return ["cpu"], rt
 
 
-def _run_smoke(timeout: float, extras, show_progress: bool, tests=None):
+def _run_smoke(timeout: float, extras, show_progress: bool, tests=None, on_result=None):
+    """Run the suite; on a terminal show what runs and for how long, and hand each
+    finished result to ``on_result`` (so results appear as they come)."""
     from .smoke.runner import DEFAULT_TESTS, run_suite
 
     def progress(kind, label, elapsed, result):
-        if not show_progress:
-            return
-        if kind == "tick":
+        if kind == "tick" and show_progress:
             click.echo(f"\r  running {label} ... {elapsed:4.1f} s", nl=False, err=True)
         elif kind == "done":
-            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
+            if show_progress:
+                click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
+            if on_result is not None:
+                on_result(result)
 
     devices, rt = _smoke_devices(timeout)
     chosen = tuple(tests) if tests else DEFAULT_TESTS
@@ -424,19 +427,29 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
                 "--distributed runs under torchrun (RANK, WORLD_SIZE, MASTER_ADDR unset)"
             )
         ctx.exit(run(timeout))
-    from .report.smoke_text import render_results
+    from .report.smoke_text import result_lines, verdict_line
     from .report.style import use_color
 
     extras = [n for n, on in (("memory", memory), ("compile", compile_)) if on]
-    results, _ = _run_smoke(timeout, extras, show_progress=sys.stderr.isatty() and not as_json)
+    color = use_color(sys.stdout)
+
+    def show(result) -> None:  # each result as soon as its test is done
+        for line in result_lines(result, color):
+            click.echo(line, color=color)
+
+    results, _ = _run_smoke(
+        timeout,
+        extras,
+        show_progress=sys.stderr.isatty() and not as_json,
+        on_result=None if as_json else show,
+    )
     failed = any(r.status in ("failed", "timed_out") for r in results)
     if as_json:
         click.echo(
             json.dumps({"passed": not failed, "results": [r.to_dict() for r in results]}, indent=2)
         )
     else:
-        color = use_color(sys.stdout)
-        click.echo(render_results(results, color), nl=False, color=color)
+        click.echo(verdict_line(results, color), color=color)
     ctx.exit(exitcodes.NOT_READY if failed else exitcodes.OK)
 
 

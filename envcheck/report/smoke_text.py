@@ -39,23 +39,28 @@ def summary_line(r: SmokeResult) -> str:
     return ", ".join(f"{k} {v}" for k, v in f.items())
 
 
-def render_results(results: List[SmokeResult], color: bool = False) -> str:
+def result_lines(r: SmokeResult, color: bool = False) -> List[str]:
     s = Style(color)
-    lines = []
-    for r in results:
-        status = s(f"{r.status.replace('_', ' '):9}", _COLOR.get(r.status, "dim"), "bold")
-        lines.append(
-            f"{status} {r.name + ' ' + r.device:22} {r.duration_s:6.2f} s  {summary_line(r)}"
-        )
-        if r.status != "passed":
-            for extra in (r.error or "").splitlines()[1:6]:
-                lines.append(f"          {s(extra, 'dim')}")
-            for hint in r.hints:
-                lines.append(f"          {s('try:', 'green')} {hint}")
+    status = s(f"{r.status.replace('_', ' '):9}", _COLOR.get(r.status, "dim"), "bold")
+    lines = [f"{status} {r.name + ' ' + r.device:22} {r.duration_s:6.2f} s  {summary_line(r)}"]
+    if r.status != "passed":
+        for extra in (r.error or "").splitlines()[1:6]:
+            lines.append(f"          {s(extra, 'dim')}")
+        for hint in r.hints:
+            lines.append(f"          {s('try:', 'green')} {hint}")
+    return lines
+
+
+def verdict_line(results: List[SmokeResult], color: bool = False) -> str:
+    s = Style(color)
     bad = [r for r in results if r.status in ("failed", "timed_out")]
     verdict = s("SMOKE PASSED", "green", "bold") if not bad else s("SMOKE FAILED", "red", "bold")
-    lines.append(f"{verdict}: {len(results) - len(bad)} of {len(results)} tests passed")
-    return "\n".join(lines) + "\n"
+    return f"{verdict}: {len(results) - len(bad)} of {len(results)} tests passed"
+
+
+def render_results(results: List[SmokeResult], color: bool = False) -> str:
+    lines = [line for r in results for line in result_lines(r, color)]
+    return "\n".join([*lines, verdict_line(results, color)]) + "\n"
 
 
 def as_findings(results: List[SmokeResult]) -> List[Finding]:
