@@ -223,7 +223,10 @@ def _install_advice(facts, tables, findings):
     plan = resolve(facts, tables, wish, platform_key(facts.system))
     if not plan.ok:
         return None
-    return {"command": render(plan, "pip"), "reason": plan.reasons[0], "plan": plan.to_dict()}
+    command = render(plan, "pip")
+    if any(f.command == command for f in findings):
+        return None  # a finding above already gives this very command
+    return {"command": command, "reason": plan.reasons[0], "plan": plan.to_dict()}
 
 
 @cli.command(context_settings=CONTEXT)

@@ -453,9 +453,21 @@ def test_check_ends_with_the_install_advice() -> None:
         "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",  # the answer depends on the Python
     }
     out = envcheck("check", "--no-deep", env=env)
+    command = "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128"
+    # Given once: by TRC003 here, so the closing advice does not repeat it.
+    assert out.stdout.count(command) == 1
+    assert "To install what fits this machine" not in out.stdout
+    # With torchvision installed, the plan pins it too: a different command, so it closes the report.
+    env.update(  # the same installed torch on every Python CI runs, with or without torch
+        ENVCHECK_FACT_TORCH_INSTALLED="true",
+        ENVCHECK_FACT_TORCH_VERSION="2.13.0+cpu",
+        ENVCHECK_FACT_TORCH_COMPANIONS='[{"name": "torchvision", "version": "0.28.0"}]',
+    )
+    out = envcheck("check", "--no-deep", env=env)
     assert "To install what fits this machine" in out.stdout
     assert (
-        "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128" in out.stdout
+        "pip install torch==2.11.0 torchvision==0.26.0 --index-url https://download.pytorch.org/whl/cu128"
+        in out.stdout
     )
 
 
