@@ -8,10 +8,11 @@ or HIP version recorded in version.py is the reliable fallback.
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
-_VARIANT_LABEL = re.compile(r"^(cpu|cu\d{2,3}|rocm\d+(?:\.\d+)*|xpu)(?:[.-].*)?$")
+from packaging.version import Version
+
+from .values import Variant
 
 
 def local_label(version: Optional[str]) -> Optional[str]:
@@ -26,25 +27,27 @@ def variant(
     cuda: Optional[str] = None,
     hip: Optional[str] = None,
     xpu: Optional[str] = None,
-) -> Optional[str]:
+) -> Optional[Variant]:
     """The wheel variant a build corresponds to: cpu, cu128, rocm6.2, xpu, or None.
 
     A label such as ``cpu.cxx11.abi`` (old Linux CPU builds) counts as ``cpu``.
     """
     if not version:
         return None
-    label = local_label(version)
-    match = _VARIANT_LABEL.match(label) if label else None
-    if match:
-        return match.group(1)
+    labelled = Variant.from_label(local_label(version))
+    if labelled is not None:
+        return labelled
     if cuda:
         major, _, minor = cuda.partition(".")
-        return f"cu{major}{minor.split('.')[0] if minor else '0'}"
+        if major.isdigit():
+            return Variant.for_cuda(Version(f"{major}.{(minor.split('.')[0] or '0')}"))
     if hip:
-        return "rocm" + ".".join(hip.split(".")[:2])
+        rocm = Variant.maybe("rocm" + ".".join(hip.split(".")[:2]))
+        if rocm is not None:
+            return rocm
     if xpu:
-        return "xpu"
-    return "cpu"
+        return Variant("xpu")
+    return Variant("cpu")
 
 
 def describe(
@@ -59,10 +62,10 @@ def describe(
         return "unknown build"
     if cuda:
         return f"CUDA {cuda} build"
-    if kind.startswith("cu"):
+    if kind.is_cuda:
         return f"CUDA build ({kind})"
-    if kind.startswith("rocm"):
+    if kind.is_rocm:
         return f"ROCm build (HIP {hip})" if hip else f"ROCm build ({kind})"
-    if kind == "xpu":
+    if kind.kind == "xpu":
         return "Intel XPU build"
     return "CPU-only build"

@@ -15,6 +15,7 @@ import click
 
 from . import exitcodes
 from ._version import __version__
+from .tables.model import PLATFORMS
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -88,17 +89,70 @@ def _deep_options(fn):
     return fn
 
 
+def _format_option(fn):
+    from .report.formats import FORMATS
+
+    fn = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(FORMATS)),
+        default=None,
+        help="What stdout carries: "
+        + "; ".join(f"{f.name} {f.description}" for f in FORMATS.values())
+        + ".",
+    )(fn)
+    return click.option(
+        "--json", "as_json", is_flag=True, help="Print the report as JSON (same as --format json)."
+    )(fn)
+
+
+def _emit(report, fmt: str, junit: Optional[str]) -> None:
+    """Exactly one format on stdout; the JUnit file, GitHub annotations (stderr) and step
+    summary beside it. A format renders the Report; it decides nothing."""
+    from .report import ci
+    from .report.formats import render
+    from .report.style import use_color
+
+    color = fmt == "text" and use_color(sys.stdout)
+    click.echo(render(report, fmt, color=color), nl=False, color=color)
+    if junit:
+        _write(junit, render(report, "junit"), "--junit")
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        click.echo(render(report, "github"), nl=False, err=True)
+        try:
+            ci.write_step_summary(render(report, "markdown"))
+        except OSError as exc:
+            click.echo(
+                f"envcheck: cannot write GITHUB_STEP_SUMMARY: {exc.strerror or exc}", err=True
+            )
+
+
+def _write(path: str, text: str, what: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        click.echo(f"envcheck: cannot write {what} {path}: {exc.strerror or exc}", err=True)
+
+
+def _run_core(ctx: click.Context, **kwargs):
+    """envcheck.check() with its errors mapped to exit codes: usage 2, tables 3."""
+    from .core import check as run_check
+    from .probes import InterpreterError, OverrideError
+    from .requirements import ConfigError
+    from .tables import TableError
+
+    try:
+        return run_check(tables=_load_tables(ctx), **kwargs)
+    except (ConfigError, OverrideError, InterpreterError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except TableError as exc:  # pragma: no cover - _load_tables reports these first
+        click.echo(f"envcheck: cannot use the compatibility tables: {exc}", err=True)
+        ctx.exit(exitcodes.INTERNAL)
+
+
 @cli.command(context_settings=CONTEXT)
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the report as JSON (same as --format json)."
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "markdown"]),
-    default=None,
-    help="Report format (default text).",
-)
+@_format_option
 @click.option("--junit", "junit", metavar="FILE", help="Also write a JUnit XML report to FILE.")
 @click.option(
     "--config",
@@ -118,6 +172,13 @@ def _deep_options(fn):
     metavar="CODE",
     help="Drop findings with this code or name (repeat, or separate with commas).",
 )
+@click.option(
+    "--manager",
+    default="pip",
+    show_default=True,
+    type=click.Choice(["pip", "uv", "conda", "requirements", "uv-project", "poetry"]),
+    help="Render the install fix for this tool or project file.",
+)
 @_deep_options
 @click.pass_context
 def check(
@@ -129,6 +190,7 @@ def check(
     strict: bool,
     with_smoke: bool,
     ignore: tuple,
+    manager: str,
     deep: bool,
     timeout: float,
     python: Optional[str],
@@ -139,94 +201,31 @@ def check(
     Exit codes: 0 ready, 1 not ready (an error finding; with --strict, a warning too),
     2 usage error, 3 envcheck could not run (e.g. unreadable tables).
     """
-    import json
-
-    from .checks import RULES, run_checks
-    from .findings import sort_key
-    from .report import ci
-    from .report.findings_text import ready, render_findings, report_dict
-    from .report.style import use_color
-    from .requirements import RULES as REQ_RULES
-    from .requirements import ConfigError, evaluate, load_requirements
-
     fmt = "json" if as_json else (fmt or "text")
-    try:
-        requirements = load_requirements(config)
-    except ConfigError as exc:
-        raise click.UsageError(str(exc)) from None
-    tables = _load_tables(ctx)
-    facts = _probe(deep=deep, timeout=timeout, python=python, show_ids=show_ids)
-    codes = [c.strip() for item in ignore for c in item.split(",") if c.strip()]
-    if requirements:
-        codes += requirements.ignore
-    findings = run_checks(facts, tables, ignore=codes)
-    if requirements:
-        ignored = {c.lower() for c in codes}
-        findings += [f for f in evaluate(requirements, facts) if f.code.lower() not in ignored]
-    smoke_results = []
-    smoke_tests = requirements.smoke if requirements else []
-    if with_smoke or smoke_tests:
-        from .report.smoke_text import as_findings
+    show = sys.stderr.isatty() and fmt == "text"
 
-        smoke_results, _ = _run_smoke(
-            timeout, (), show_progress=sys.stderr.isatty() and fmt == "text", tests=smoke_tests
-        )
-        findings += as_findings(smoke_results)
-    findings = sorted(findings, key=sort_key)
-    is_ready = ready(findings, strict)
-    advice = _install_advice(facts, tables, findings)
-    markdown = ci.render_markdown(facts, findings, is_ready, smoke_results)
-    if fmt == "json":
-        report = report_dict(facts, findings, tables, strict)
-        report["install"] = advice
-        report["requirements"] = requirements.source if requirements else None
-        if smoke_results:
-            report["smoke"] = [r.to_dict() for r in smoke_results]
-        click.echo(json.dumps(report, indent=2))
-    elif fmt == "markdown":
-        click.echo(markdown, nl=False)
-    else:
-        color = use_color(sys.stdout)
-        text = render_findings(facts, findings, tables, color=color, strict=strict)
-        click.echo(text, nl=False, color=color)
-        if smoke_results:
-            from .report.smoke_text import render_results
+    def progress(kind, label, elapsed, result) -> None:
+        if kind == "tick" and show:
+            click.echo(f"\r  running {label} ... {elapsed:4.1f} s", nl=False, err=True)
+        elif kind == "done" and show:
+            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
 
-            click.echo("\n" + render_results(smoke_results, color), nl=False, color=color)
-        if advice:
-            click.echo(
-                f"\nTo install what fits this machine ({advice['reason']}):\n  {advice['command']}"
-            )
-    if junit:
-        xml = ci.render_junit(
-            findings, RULES.values(), smoke_results, REQ_RULES.values() if requirements else ()
-        )
-        with open(junit, "w", encoding="utf-8") as fh:
-            fh.write(xml)
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        click.echo(ci.github_annotations(findings), nl=False)
-        ci.write_step_summary(markdown)
-    ctx.exit(exitcodes.OK if is_ready else exitcodes.NOT_READY)
-
-
-_INSTALL_CODES = ("TRC", "DRV001", "ARC001", "PKG001", "PKG002", "PY001", "INS001", "INS002")
-
-
-def _install_advice(facts, tables, findings):
-    """The install plan, when a finding is about what is (or is not) installed."""
-    from .compat import platform_key
-    from .install import Wish, render, resolve
-
-    if not any(f.code.startswith(_INSTALL_CODES) for f in findings):
-        return None
-    wish = Wish(torch="latest")
-    plan = resolve(facts, tables, wish, platform_key(facts.system))
-    if not plan.ok:
-        return None
-    command = render(plan, "pip")
-    if any(f.command == command for f in findings):
-        return None  # a finding above already gives this very command
-    return {"command": command, "reason": plan.reasons[0], "plan": plan.to_dict()}
+    report = _run_core(
+        ctx,
+        deep=deep,
+        timeout=timeout,
+        python=python,
+        show_ids=show_ids,
+        config=config,
+        ignore=ignore,
+        strict=strict,
+        smoke=with_smoke,
+        smoke_timeout=timeout,
+        on_smoke=progress,
+        manager=manager,
+    )
+    _emit(report, fmt, junit)
+    ctx.exit(report.exit_code)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -258,36 +257,46 @@ def _install_advice(facts, tables, findings):
     metavar="PKGS",
     help="Companions to pin, e.g. torchvision,torchaudio (default: those installed now).",
 )
+@click.option(
+    "--keep",
+    is_flag=True,
+    help="Keep the installed torch (version, build, companions) where it fits, else change as "
+    "little as fits: the plan `envcheck check` gives.",
+)
 @click.option("--python", "python", metavar="X.Y", help="Plan for another Python version.")
 @click.option(
     "--platform",
     metavar="PLATFORM",
-    type=click.Choice(
-        ["linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "macos-x86_64"]
-    ),
+    type=click.Choice(list(PLATFORMS)),
     help="Plan for another platform.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
-@click.option("--run", is_flag=True, help="Run the pip or uv command for this interpreter.")
+@click.option(
+    "--run",
+    is_flag=True,
+    help="Run the pip or uv command for this interpreter, then check what was installed.",
+)
 @click.pass_context
-def install(ctx, torch_spec, variant, manager, with_, python, platform, as_json, run) -> None:
+def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as_json, run) -> None:
     """Print the right install command for this machine (or another one). Installs nothing
     unless --run is given.
 
     Picks the newest torch that satisfies --torch and has a wheel for this Python and
-    platform, and the variant that fits the driver and every GPU. With --python, --platform
-    and a --variant other than auto, nothing is probed.
+    platform (with --keep: the installed one, or the nearest that fits), and the variant
+    that fits the driver and every GPU. With --python, --platform and a --variant other
+    than auto, nothing is probed.
     """
     import json
 
-    from .compat import platform_key
     from .facts import Facts, PythonFacts
-    from .install import Wish, WishError, check_wish, pip_args, render, resolve
+    from .install import Wish, WishError, check_wish, installed_wish, render, resolve
     from .install.plan import parse_python
-    from .install.render import uv_args
-    from .tables.model import PLATFORMS
 
-    companions = [c.strip() for c in with_.split(",") if c.strip()] if with_ else None
+    companions = (
+        tuple(c.strip() for c in with_.split(",") if c.strip() and c.strip() != "none")
+        if with_
+        else None
+    )
     try:
         wish = Wish(
             torch=torch_spec,
@@ -302,12 +311,22 @@ def install(ctx, torch_spec, variant, manager, with_, python, platform, as_json,
     if run and manager not in ("pip", "uv"):
         raise click.UsageError("--run works with --manager pip or uv")
     tables = _load_tables(ctx)
-    if wish.python and wish.platform and wish.variant != "auto":
+    if wish.python and wish.platform and wish.variant != "auto" and not keep:
         facts = Facts(python=PythonFacts(version=wish.python))  # planning for elsewhere: no probe
     else:
         facts = _probe(deep=False)
-    target = wish.platform or platform_key(facts.system)
-    plan = resolve(facts, tables, wish, target)
+    if run:
+        _refuse_foreign(wish, facts)
+    if keep:
+        wish = installed_wish(
+            facts,
+            torch=wish.torch,
+            variant=wish.variant,
+            companions=wish.companions,
+            python=wish.python,
+            platform=wish.platform,
+        )
+    plan = resolve(facts, tables, wish)
     command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
     if as_json:
         out = plan.to_dict()
@@ -318,8 +337,25 @@ def install(ctx, torch_spec, variant, manager, with_, python, platform, as_json,
     if not plan.ok:
         ctx.exit(exitcodes.NOT_READY)
     if run:
-        args = uv_args(plan, tables.uv_torch_backends) if manager == "uv" else pip_args(plan)
-        ctx.exit(_run_install(plan, manager, facts, args))
+        ctx.exit(_run_install(plan, manager, facts, tables))
+
+
+def _refuse_foreign(wish, facts) -> None:
+    """--run installs into this interpreter: a plan for another Python or platform is not
+    for it."""
+    from .compat import platform_of
+
+    here_py = ".".join((facts.python.version or "").split(".")[:2])
+    here = platform_of(facts)
+    if wish.python and wish.python != here_py:
+        raise click.UsageError(
+            f"--run installs into this interpreter (Python {here_py}); the plan is for Python {wish.python}"
+        )
+    if wish.platform and (here is None or str(here) != wish.platform):
+        raise click.UsageError(
+            f"--run installs on this machine ({here or 'an unsupported platform'}); "
+            f"the plan is for {wish.platform}"
+        )
 
 
 def _print_plan(plan, command) -> None:
@@ -346,41 +382,73 @@ def _print_plan(plan, command) -> None:
     click.echo(command)
 
 
-def _run_install(plan, manager, facts, args) -> int:
+def _run_install(plan, manager, facts, tables) -> int:
+    """Run the plan's pip or uv command (an argument list, no shell), then probe the
+    interpreter again: success only when what is installed is what the plan said."""
     import shutil
     import subprocess
 
+    from .install import plan_argv
+
     python = facts.python.executable or sys.executable
+    args = plan_argv(plan, manager, tables.uv_torch_backends)
     if manager == "uv":
         uv = shutil.which("uv")
         if uv is None:
             click.echo("uv is not on PATH; use --manager pip", err=True)
             return exitcodes.USAGE
-        argv = [uv, "pip", "install", "--python", python, *args]
+        argv = [uv, "pip", "install", "--python", python, *args[3:]]
     else:
-        argv = [python, "-m", "pip", "install", *args]
+        argv = [python, "-m", "pip", "install", *args[2:]]
     click.echo("$ " + " ".join(argv))
     result = subprocess.run(argv, check=False)  # an argument list: no shell
-    if result.returncode == 0:
-        click.echo(f"installed torch {plan.torch}+{plan.variant}")
-        return exitcodes.OK
-    click.echo(f"the install failed (exit {result.returncode})", err=True)
-    return exitcodes.NOT_READY
+    if result.returncode != 0:
+        click.echo(f"the install failed (exit {result.returncode})", err=True)
+        return exitcodes.NOT_READY
+    wrong = installed_mismatches(plan, _probe(deep=False, python=python))
+    if wrong:
+        click.echo(f"{manager} succeeded, but this is not what the plan said:", err=True)
+        for line in wrong:
+            click.echo(f"  - {line}", err=True)
+        return exitcodes.NOT_READY
+    click.echo(
+        f"installed torch {plan.torch}+{plan.variant} (checked: "
+        + ", ".join(f"{p.name} {p.version}" for p in plan.packages)
+        + ")"
+    )
+    return exitcodes.OK
 
 
-def _smoke_devices(timeout: float):
-    """CUDA devices torch sees (from the deep probe), else the CPU."""
-    from .probes.torch_deep import probe_torch_deep
+def installed_mismatches(plan, facts) -> list:
+    """What the interpreter has that differs from the plan (versions and the torch build)."""
+    from packaging.version import InvalidVersion, Version
 
-    rt = probe_torch_deep(sys.executable, timeout=timeout)
-    if rt.status == "ok" and rt.cuda_available and rt.device_count:
-        return [f"cuda:{i}" for i in range(rt.device_count)], rt
-    return ["cpu"], rt
+    from .compat import torch_variant
+
+    have = {p.name: p.version for p in facts.torch.companions}
+    if facts.torch.installed:
+        have["torch"] = facts.torch.version
+    wrong = []
+    for p in plan.packages:
+        got = have.get(p.name)
+        try:
+            same = got is not None and Version(Version(got).base_version) == Version(p.version)
+        except InvalidVersion:
+            same = False
+        if not same:
+            wrong.append(f"{p.name}: planned {p.version}, installed {got or 'nothing'}")
+    built = torch_variant(facts)
+    if facts.torch.installed and built is not None and str(built) != plan.variant:
+        wrong.append(
+            f"torch build: planned {plan.variant}, installed {facts.torch.version} ({built})"
+        )
+    return wrong
 
 
-def _run_smoke(timeout: float, extras, show_progress: bool, tests=None, on_result=None):
+def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
     """Run the suite; on a terminal show what runs and for how long, and hand each
     finished result to ``on_result`` (so results appear as they come)."""
+    from .core import smoke_devices
     from .smoke.runner import DEFAULT_TESTS, run_suite
 
     def progress(kind, label, elapsed, result):
@@ -392,9 +460,10 @@ def _run_smoke(timeout: float, extras, show_progress: bool, tests=None, on_resul
             if on_result is not None:
                 on_result(result)
 
-    devices, rt = _smoke_devices(timeout)
-    chosen = tuple(tests) if tests else DEFAULT_TESTS
-    return run_suite(devices, timeout=timeout, extras=extras, progress=progress, tests=chosen), rt
+    devices = smoke_devices(None, timeout)
+    return run_suite(
+        devices, timeout=timeout, extras=extras, progress=progress, tests=DEFAULT_TESTS
+    )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -440,13 +509,13 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
         for line in result_lines(result, color):
             click.echo(line, color=color)
 
-    results, _ = _run_smoke(
+    results = _run_smoke(
         timeout,
         extras,
         show_progress=sys.stderr.isatty() and not as_json,
         on_result=None if as_json else show,
     )
-    failed = any(r.status in ("failed", "timed_out") for r in results)
+    failed = any(r.failed for r in results)
     if as_json:
         click.echo(
             json.dumps({"passed": not failed, "results": [r.to_dict() for r in results]}, indent=2)
@@ -501,53 +570,18 @@ def diagnose(ctx, source, as_json, strict, ignore) -> None:
     contains, and says which facts were missing (so which checks could not run).
     Exit codes as for `check`.
     """
-    import json
-
     from .diagnose import diagnose_text
-    from .report.findings_text import ready, render_findings, report_dict
-    from .report.style import use_color
 
     text = source.read(4 * 1024 * 1024)
-    tables = _load_tables(ctx)
-    codes = [c.strip() for item in ignore for c in item.split(",") if c.strip()]
-    diagnosis = diagnose_text(text, tables, codes)
-    is_ready = ready(diagnosis.findings, strict)
-    advice = _install_advice(diagnosis.facts, tables, diagnosis.findings)
-    if as_json:
-        report = report_dict(diagnosis.facts, diagnosis.findings, tables, strict)
-        report.update(
-            read=diagnosis.pieces,
-            observed=diagnosis.observed,
-            missing=diagnosis.missing,
-            not_judged=diagnosis.skipped,
-            notes=diagnosis.notes,
-            install=advice,
-        )
-        click.echo(json.dumps(report, indent=2))
-        ctx.exit(exitcodes.OK if is_ready else exitcodes.NOT_READY)
-    color = use_color(sys.stdout)
-    if not diagnosis.pieces:
+    report = diagnose_text(text, _load_tables(ctx), ignore, strict)
+    if not as_json and not (report.diagnosis or {}).get("read"):
         click.echo(
             "envcheck found nothing it can read in this text (collect_env, nvidia-smi, envcheck JSON, "
             "or a known error message)."
         )
         ctx.exit(exitcodes.USAGE)
-    click.echo(f"Read from the text: {', '.join(diagnosis.pieces)}")
-    text_out = render_findings(
-        diagnosis.facts, diagnosis.findings, tables, color=color, strict=strict, command="diagnose"
-    )
-    click.echo(text_out, nl=False, color=color)
-    if diagnosis.missing:
-        click.echo(
-            f"\nNot in the text: {', '.join(diagnosis.missing)}; checks not run: {', '.join(diagnosis.skipped)}"
-        )
-    for note in diagnosis.notes:
-        click.echo(f"note: {note}")
-    if advice:
-        click.echo(
-            f"\nTo install what fits that machine ({advice['reason']}):\n  {advice['command']}"
-        )
-    ctx.exit(exitcodes.OK if is_ready else exitcodes.NOT_READY)
+    _emit(report, "json" if as_json else "text", None)
+    ctx.exit(report.exit_code)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -28,34 +28,16 @@ from packaging.version import InvalidVersion, Version
 
 from .compat import gpu_capabilities
 from .facts import Facts
-from .findings import Finding, Rule
+from .findings import Finding
 from .probes.overrides import parse_size
 from .report.style import size as fmt_size
 from .tables.model import capability_key, parse_version
+from .values import ComputeCapability
 
-RULES = {
-    r.code: r
-    for r in (
-        Rule(
-            "REQ001",
-            "torch-requirement",
-            "error",
-            "the installed torch is not what the project needs",
-        ),
-        Rule("REQ002", "python-requirement", "error", "Python is not what the project needs"),
-        Rule("REQ003", "cuda-requirement", "error", "torch's CUDA is older than the project needs"),
-        Rule("REQ004", "gpu-count", "error", "fewer GPUs than the project needs"),
-        Rule("REQ005", "gpu-memory", "error", "a GPU has less memory than the project needs"),
-        Rule("REQ006", "compute-capability", "error", "a GPU is older than the project needs"),
-        Rule("REQ007", "dtype-unsupported", "error", "a dtype the project needs is not supported"),
-        Rule(
-            "REQ008",
-            "backend-unavailable",
-            "error",
-            "a distributed backend the project needs is missing",
-        ),
-    )
-}
+AMPERE = ComputeCapability(8, 0)  # bf16 and tf32 need compute capability 8.0 or newer
+
+from .rules import RULES  # noqa: E402 - REQ001-REQ008 live in the one registry
+
 SMOKE_TESTS = ("matmul", "amp", "all_reduce", "memory", "compile")
 DTYPES = ("bf16", "fp16", "tf32")
 
@@ -348,7 +330,7 @@ def _dtype_missing(dtype: str, facts: Facts, caps) -> Optional[str]:
     rt = facts.torch_runtime
     if dtype == "bf16" and rt.status == "ok" and rt.bf16_supported is not None:
         return None if rt.bf16_supported else "torch.cuda.is_bf16_supported() is False"
-    old = [f"{n} ({c})" for n, c in caps if capability_key(c) < (8, 0)]
+    old = [f"{n} ({c})" for n, c in caps if capability_key(c) < AMPERE]
     return f"{', '.join(old)} predate Ampere" if old else None
 
 

@@ -6,13 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from envcheck.checks import run_checks
 from envcheck.facts import AmdFacts, AmdGpuFacts, Facts
 from envcheck.install import Wish, render, resolve
 from envcheck.probes.amd import gfx_name, probe_amd
-from envcheck.tables import load_tables
+from tests.fixtures import TABLES, report_of
 
-TABLES = load_tables()
 PROFILES = Path(__file__).parent / "profiles"
 
 
@@ -76,9 +74,11 @@ def test_rocm_only_on_linux_x86_64() -> None:
 
 
 def test_cpu_torch_on_an_amd_box_is_an_error_with_the_rocm_fix() -> None:
-    (finding,) = [f for f in run_checks(amd_box(), TABLES) if f.code == "TRC001"]
+    (finding,) = [f for f in report_of(amd_box()).findings if f.code == "TRC001"]
     assert "AMD GPU (gfx942)" in finding.title
+    # 2.13.0 is installed as +cpu: the ROCm build of the same version must be pinned with its
+    # label, or pip keeps the CPU build
     assert (
         finding.command
-        == "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/rocm7.2"
+        == "pip install torch==2.13.0+rocm7.2 --index-url https://download.pytorch.org/whl/rocm7.2"
     )

@@ -11,25 +11,32 @@ from hypothesis import strategies as st
 
 from envcheck.checks import run_checks
 from envcheck.facts import SCHEMA_VERSION, Facts
-from envcheck.tables import load_tables
-
-PROFILES = Path(__file__).parent / "profiles"
-TABLES = load_tables()
+from envcheck.values import Severity
+from tests.fixtures import PROFILES, TABLES, profile, report_of
 
 # profile -> [(severity, code)] in report order, and the commands the fixes give.
 EXPECTED = {
     "h100-server": ([("warning", "DRV002"), ("info", "TK001")], {}),
     "old-laptop-new-build": (
-        [("error", "DRV001"), ("error", "RUN003")],
+        [("error", "DRV001")],
         {"DRV001": "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118"},
+        # RUN003 (CUDA unavailable) follows from the driver: one root cause, one error
     ),
     "rtx5090-cu126": (
         [("error", "ARC001")],
-        {"ARC001": "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128"},
+        # the same version in another build: local pins, or pip keeps +cu126; the installed
+        # torchvision comes along
+        {
+            "ARC001": "pip install torch==2.7.1+cu128 torchvision==0.22.1+cu128 "
+            "--index-url https://download.pytorch.org/whl/cu128"
+        },
     ),
     "gtx1080-cu128": (
         [("error", "ARC001"), ("warning", "ARC003")],
-        {"ARC001": "pip install torch==2.8.0 --index-url https://download.pytorch.org/whl/cu126"},
+        {
+            "ARC001": "pip install torch==2.8.0+cu126 torchvision==0.23.0+cu126 "
+            "--index-url https://download.pytorch.org/whl/cu126"
+        },
     ),
     "docker-small-shm": (
         [("error", "SYS001"), ("info", "INS004"), ("info", "SYS002"), ("info", "SYS003")],
@@ -41,14 +48,10 @@ EXPECTED = {
     ),
     "windows-cpu-default": (
         [("error", "TRC001")],
-        {"TRC001": "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128"},
+        {"TRC001": "pip install torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128"},
     ),
     "shadowed-cudnn": ([("error", "RUN001"), ("info", "ARC004")], {}),
 }
-
-
-def profile(name: str) -> Facts:
-    return Facts.from_json((PROFILES / f"{name}.json").read_text())
 
 
 def test_every_profile_has_expectations() -> None:
@@ -57,14 +60,19 @@ def test_every_profile_has_expectations() -> None:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_profile_findings(name: str) -> None:
-    findings = run_checks(profile(name), TABLES)
+    report = report_of(profile(name))
     codes, commands = EXPECTED[name]
-    assert [(f.severity, f.code) for f in findings] == codes
-    for code, command in commands.items():
-        (finding,) = [f for f in findings if f.code == code]
-        assert finding.command == command
-    for f in findings:
+    assert [(f.severity, f.code) for f in report.roots] == codes
+    assert {f.code: f.command for f in report.findings if f.command} == commands
+    for f in report.findings:
         assert f.title and f.fix, f"{f.code} needs a title and a fix"
+
+
+def test_a_follow_on_is_grouped_under_its_cause() -> None:
+    report = report_of(profile("old-laptop-new-build"))
+    (run003,) = [f for f in report.findings if f.code == "RUN003"]
+    assert run003.caused_by == "DRV001"
+    assert report.counts() == {"error": 1, "warning": 0, "info": 0, "follow_on": 1}
 
 
 def test_explanations_name_the_cause() -> None:
@@ -91,8 +99,9 @@ def test_explanations_name_the_cause() -> None:
 
 def test_ignore_by_code_or_name() -> None:
     facts = profile("docker-small-shm")
-    codes = [f.code for f in run_checks(facts, TABLES, ignore=["sys002", "no-virtual-environment"])]
-    assert codes == ["SYS001", "SYS003"]
+    report = report_of(facts, ignore=["sys002", "no-virtual-environment"])
+    assert [f.code for f in report.findings] == ["SYS001", "SYS003"]
+    assert report.ignored == ("SYS002", "INS004")
 
 
 def test_heterogeneous_gpus_are_judged_by_every_gpu() -> None:
@@ -113,6 +122,7 @@ def test_ptx_only_gpu_is_a_warning() -> None:
     facts.torch_runtime.arch_list = ["sm_80", "sm_90", "compute_90"]
     (finding,) = run_checks(facts, TABLES)
     assert (finding.code, finding.severity) == ("ARC002", "warning")
+    assert finding.severity is Severity.WARNING
     assert "compute_90" in finding.title
 
 
@@ -147,9 +157,16 @@ def test_lost_gpu_and_sick_memory() -> None:
 def test_companion_mismatches() -> None:
     facts = profile("rtx5090-cu126")
     facts.torch.companions[0].version = "0.21.0+cu124"
-    findings = {f.code: f for f in run_checks(facts, TABLES)}
-    assert findings["PKG001"].command == "pip install torch==2.7.1 torchvision==0.22.1"
+    report = report_of(facts)
+    findings = {f.code: f for f in report.findings}
     assert "cu124" in findings["PKG002"].title
+    assert set(report.install.fixes) == {"ARC001", "PKG001", "PKG002"}
+    # one plan fixes all three: the build for the 5090, and the torchvision that matches it
+    assert findings["ARC001"].command == (
+        "pip install torch==2.7.1+cu128 torchvision==0.22.1 "
+        "--index-url https://download.pytorch.org/whl/cu128"
+    )
+    assert findings["PKG001"].command is None  # the command is given once
 
 
 def test_torchaudio_2_11_is_accepted_with_later_torch() -> None:
@@ -223,10 +240,8 @@ def test_no_check_crashes_on_odd_versions(name: str, driver: str, cuda: str) -> 
 
 
 def test_every_code_is_documented() -> None:
-    from envcheck.checks import INTERNAL, RULES
-    from envcheck.diagnose import MESSAGE
-    from envcheck.requirements import RULES as REQUIREMENT_RULES
+    from envcheck.rules import RULES
 
     doc = (Path(__file__).parent.parent / "docs" / "checks.md").read_text()
-    for rule in [*RULES.values(), *REQUIREMENT_RULES.values(), INTERNAL, MESSAGE]:
+    for rule in RULES.values():
         assert f"### {rule.code} {rule.name} ({rule.severity}" in doc, rule.code

@@ -164,7 +164,8 @@ def test_sample_project_fails_check_with_junit_annotations_and_summary(tmp_path:
     )
     assert out.returncode == 1
     assert "REQ004" in out.stdout and "0 GPU(s) here; 1 required by" in out.stdout
-    assert "::error title=envcheck REQ004::" in out.stdout
+    # annotations go to stderr: stdout carries one format
+    assert "::error title=envcheck REQ004::" in out.stderr and "::error" not in out.stdout
     root = ET.parse(junit).getroot()
     (checks,) = [s for s in root if s.get("name") == "envcheck checks"]
     failed = [c.get("name") for c in checks if c.find("failure") is not None]
@@ -175,12 +176,10 @@ def test_sample_project_fails_check_with_junit_annotations_and_summary(tmp_path:
 
 
 def test_junit_marks_errors_as_failures_and_keeps_warnings_as_output() -> None:
-    from envcheck.checks import RULES, run_checks
-    from envcheck.tables import load_tables
+    from tests.fixtures import report_of
 
-    findings = run_checks(profile("h100-server"), load_tables())  # DRV002 warning, TK001 info
-    xml = render_junit(findings, RULES.values())
-    root = ET.fromstring(xml)
+    report = report_of(profile("h100-server"))  # DRV002 warning, TK001 info
+    root = ET.fromstring(render_junit(report))
     cases = {c.get("name"): c for c in root.iter("testcase")}
     assert cases["DRV002 minor-version-compatibility"].find("failure") is None
     assert (
@@ -188,13 +187,48 @@ def test_junit_marks_errors_as_failures_and_keeps_warnings_as_output() -> None:
         in cases["DRV002 minor-version-compatibility"].find("system-out").text
     )
     assert root.find("testsuite").get("failures") == "0"
+    # the smoke tests did not run: their rules are skipped, never passed
+    assert cases["SMK001 smoke-failed"].find("skipped") is not None
+    assert cases["INT001 check-crashed"].find("skipped") is None
+
+
+def test_junit_skips_what_did_not_run_and_reports_a_crashed_check(monkeypatch) -> None:
+    from envcheck import checks
+    from tests.fixtures import report_of
+
+    def broken(facts, tables):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(checks, "CHECKS", (*checks.CHECKS, broken))
+    facts = profile("h100-server")
+    report = report_of(facts, observed={"system", "python", "nvidia", "torch", "toolkit"})
+    root = ET.fromstring(render_junit(report))
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert "boom" in cases["INT001 check-crashed"].find("system-out").text
+    assert "deep probe" in cases["RUN001 import-failed"].find("skipped").get("message")
+    assert int(root.find("testsuite").get("skipped")) >= 6  # RUN*, MAC001, SMK*
 
 
 def test_github_annotation_escaping() -> None:
+    from envcheck.core import Report, Verdict
+    from envcheck.facts import Facts
     from envcheck.findings import Finding
 
-    out = github_annotations([Finding("X001", "x", "warning", "50% done, a:b", fix="line1\nline2")])
+    finding = Finding("X001", "x", "warning", "50% done, a:b", fix="line1\nline2")
+    report = Report("check", Facts(), (finding,), Verdict.READY, False, "2026-12-02", {})
+    out = github_annotations(report)
     assert out == "::warning title=envcheck X001::50%25 done, a:b%0Aline1%0Aline2\n"
+
+
+def test_github_actions_keeps_json_and_markdown_whole(tmp_path: Path) -> None:
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp_path / "s.md")}
+    for args in (["--json"], ["--format", "markdown"]):
+        out = envcheck("check", "--no-deep", *args, "--ignore", "TRC003,INS004", env=env)
+        assert "::" not in out.stdout.replace("::nms", "")
+        if args == ["--json"]:
+            json.loads(out.stdout)  # stdout is one JSON document
+        else:
+            assert out.stdout.startswith("## envcheck: ")
 
 
 def test_markdown_format() -> None:

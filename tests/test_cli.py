@@ -179,7 +179,9 @@ def test_check_fails_on_a_simulated_gpu_box_with_the_fix() -> None:
     out = envcheck("check", "--no-deep", env=GPU_BOX)
     assert out.returncode == 1
     assert "TRC001" in out.stdout and "NOT READY" in out.stdout
-    assert "Ways out: upgrade the driver to 580.65.06" in out.stdout
+    assert "upgrade the driver to 580.65.06 or newer for its cu132 build" in out.stdout
+    # the nearest torch that runs here, as one command under the finding
+    assert out.stdout.count("$ pip install torch==2.11.0 --index-url") == 1
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="needs torch installed to judge its build")
@@ -190,7 +192,12 @@ def test_check_json_report() -> None:
     assert report["schema_version"] == 1 and report["ready"] is False
     assert report["summary"]["error"] >= 1
     (trc,) = [f for f in report["findings"] if f["code"] == "TRC001"]
-    assert set(trc) == {"code", "name", "severity", "title", "evidence", "fix", "command"}
+    assert set(trc) == {
+        "code", "name", "severity", "title", "evidence", "fix", "command", "caused_by"
+    }
+    assert report["verdict"] == "not ready" and report["install"]["fixes"] == ["TRC001"]
+    assert report["install"]["command"] == trc["command"]
+    assert report["install"]["argv"] == trc["command"].split()
     assert Facts.from_dict(report["facts"]).nvidia.driver_version == "535.104.05"
     assert report["tables"]["torch_releases"]["builtin"] is True
 

@@ -13,10 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from envcheck.diagnose import diagnose_text, explain
-from envcheck.tables import load_tables
+from tests.fixtures import TABLES
 from tests.runner import envcheck
 
-TABLES = load_tables()
 CORPUS = Path(__file__).parent / "diagnose_corpus"
 
 
@@ -168,13 +167,13 @@ def test_corpus(name: str) -> None:
 
 def test_missing_facts_are_said_not_guessed() -> None:
     diagnosis = diagnose_text(read("nvidia_smi_h100.txt"), TABLES)
-    assert "torch version and build" in diagnosis.missing and "Python version" in diagnosis.missing
-    assert {"TRC", "ARC", "PY", "PKG"} <= set(diagnosis.skipped)
+    assert "torch version and build" in diagnosis.diagnosis["missing"] and "Python version" in diagnosis.diagnosis["missing"]
+    assert {"TRC", "ARC", "PY", "PKG"} <= set(diagnosis.diagnosis["not_judged"])
     assert not any(f.code.startswith(("TRC", "PY", "INS")) for f in diagnosis.findings)
 
 
 def test_mislabelled_collect_env_fields_are_noted() -> None:
-    notes = " ".join(diagnose_text(read("collect_env_2x_rtx5090.txt"), TABLES).notes)
+    notes = " ".join(diagnose_text(read("collect_env_2x_rtx5090.txt"), TABLES).diagnosis["notes"])
     assert "'CUDA runtime version: 12.8.61' is the nvcc on PATH" in notes
     assert "lists cuDNN files found on the system, not the cuDNN torch loaded" in notes
 
@@ -193,7 +192,7 @@ def test_facts_carried_by_messages() -> None:
 def test_an_envcheck_json_report_round_trips(tmp_path: Path) -> None:
     facts_json = envcheck("probe", "--no-deep", "--json").stdout
     diagnosis = diagnose_text(f"```json\n{facts_json}\n```", TABLES)
-    assert diagnosis.pieces == ["envcheck JSON"]
+    assert diagnosis.diagnosis["read"] == ["envcheck JSON"]
     assert diagnosis.facts.python.version == json.loads(facts_json)["python"]["version"]
 
 
@@ -260,7 +259,8 @@ def test_cli_diagnose_file_and_stdin() -> None:
     assert out.returncode == 1
     assert "Read from the text: collect_env, 1 error message(s)" in out.stdout
     assert (
-        "pip install torch==2.3.1 --index-url https://download.pytorch.org/whl/cu121" in out.stdout
+        "pip install torch==2.3.1+cu121 torchvision==0.18.1+cu121 "
+        "--index-url https://download.pytorch.org/whl/cu121" in out.stdout
     )
     stdin = subprocess.run(
         [sys.executable, "-m", "envcheck", "diagnose", "-", "--json"],

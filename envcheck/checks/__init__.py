@@ -2,18 +2,19 @@
 
 ``run_checks`` runs them all. A check that raises is a bug in envcheck; it is
 reported as a finding (INT001) and the other checks still run, so one bad rule
-never hides the rest of the report.
+never hides the rest of the report. Selection (``--ignore``), the verdict and the
+install advice are the core's (``envcheck.core``), decided once for every front end.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, List, Sequence
+from typing import Callable, List, Sequence
 
 from ..facts import Facts
-from ..findings import Finding, Rule, sort_key
+from ..findings import Finding, sort_key
+from ..rules import RULES
 from ..tables import Tables
 from . import arch, build, driver, health, packages, python, runtime, system, tables_age
-from .catalog import RULES
 
 Check = Callable[[Facts, Tables], List[Finding]]
 
@@ -28,11 +29,11 @@ CHECKS: Sequence[Check] = (
     system.check,
     tables_age.check,
 )
-INTERNAL = Rule("INT001", "check-crashed", "warning", "an envcheck check failed (a bug)")
+INTERNAL = RULES["INT001"]
 
 
-def run_checks(facts: Facts, tables: Tables, ignore: Iterable[str] = ()) -> List[Finding]:
-    ignored = {item.strip().lower() for item in ignore}  # codes or names, any case
+def run_checks(facts: Facts, tables: Tables) -> List[Finding]:
+    """Every check's findings, sorted; nothing is dropped here."""
     findings: List[Finding] = []
     for check in CHECKS:
         try:
@@ -46,8 +47,7 @@ def run_checks(facts: Facts, tables: Tables, ignore: Iterable[str] = ()) -> List
                     "Please report this with `envcheck probe --json` attached.",
                 )
             )
-    kept = [f for f in findings if f.code.lower() not in ignored and f.name not in ignored]
-    return sorted(kept, key=sort_key)
+    return sorted(findings, key=sort_key)
 
 
 __all__ = ["CHECKS", "RULES", "run_checks"]

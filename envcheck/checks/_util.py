@@ -1,14 +1,13 @@
-"""Small questions several checks ask of Facts."""
+"""Small questions several checks ask of Facts, and the one way they explain an install fix."""
 
 from __future__ import annotations
 
 from packaging.version import Version
 
 from ..compat import (  # noqa: F401 - re-exported for the checks
-    driver_needed,
     has_amd_gpu,
     has_nvidia_gpu,
-    nearest_working_release,
+    platform_of,
     torch_variant,
     torch_version,
 )
@@ -34,13 +33,38 @@ def gpu_list(facts: Facts) -> str:
     return ", ".join(f"{c}x {n}" if c > 1 else n for n, c in counts.items())
 
 
-def ways_out(facts: Facts, tables: Tables, version: Version) -> str:
-    """The nearest ways out when no build of ``version`` fits: a driver upgrade, an older torch."""
-    parts = []
-    needed = driver_needed(facts, tables, version)
-    if needed:
-        parts.append(f"upgrade the driver to {needed[1]} or newer for the {needed[0]} build")
-    older = nearest_working_release(facts, tables, below=version)
-    if older:
-        parts.append(f"or install torch {older[0]} ({older[1]}), the newest that fits this driver")
-    return (" Ways out: " + ", ".join(parts) + ".") if parts else ""
+def what_fits(facts: Facts, tables: Tables) -> str:
+    """The resolver's answer for this machine, in a sentence: what fits instead of the
+    installed torch, or why nothing of its version does and the nearest way out.
+
+    A check explains; it never builds a command. The command under the finding comes
+    from the same plan (``install.installed_wish``), attached once by the core.
+    """
+    from ..install import installed_wish, resolve
+    from ..install.plan import driver_upgrade
+
+    version = torch_version(facts)
+    plan = resolve(facts, tables, installed_wish(facts))
+    if not plan.ok:
+        return "Nothing fits: " + "; ".join(plan.conflicts + plan.ways_out) + "."
+    picked = f"torch {plan.torch} ({plan.variant})"
+    if version is None or Version(plan.torch or "0") == Version(version.base_version):
+        return f"{picked} fits: {plan.reasons[0]}."
+    text = f"No build of torch {version.base_version} fits this machine"
+    why = dict(plan.passed_over).get(version.base_version)
+    if why:
+        text += f" ({why})"
+    text += f"; {picked} is the nearest release that does: {plan.reasons[0]}."
+    release = tables.release(version)
+    platform = platform_of(facts)
+    upgrade = (
+        driver_upgrade(facts, tables, release, platform)
+        if release and platform and has_nvidia_gpu(facts)
+        else None
+    )
+    if upgrade is not None and not plan.variant.startswith(str(upgrade[0])):
+        text += (
+            f" Or keep torch {version.base_version}: upgrade the driver to {upgrade[1]} or "
+            f"newer for its {upgrade[0]} build."
+        )
+    return text

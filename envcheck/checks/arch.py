@@ -6,20 +6,12 @@ from typing import List, Optional, Tuple
 
 from packaging.version import Version
 
-from ..compat import (
-    arch_coverage,
-    best_cuda_variant,
-    build_arch_list,
-    gpu_capabilities,
-    install_command,
-    platform_key,
-    sm_name,
-)
+from ..compat import arch_coverage, build_arch_list, gpu_capabilities, sm_name
 from ..facts import Facts
 from ..findings import Finding
+from ..rules import RULES
 from ..tables import Tables
-from ._util import torch_variant, torch_version
-from .catalog import RULES
+from ._util import torch_variant, what_fits
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
@@ -33,7 +25,7 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
 
 def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
     variant = torch_variant(facts)
-    if not variant or not variant.startswith("cu"):
+    if variant is None or not variant.is_cuda:
         return []
     arches, source = build_arch_list(facts, tables)
     if arches is None:
@@ -56,14 +48,12 @@ def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
             ptx_only.append((name, cc, cov.arch))
     if missing:
         gpus = ", ".join(f"{n} ({sm_name(c)})" for n, c in _unique(missing))
-        fix, command = _fix(facts, tables)
         findings.append(
             RULES["ARC001"](
                 f"torch {facts.torch.version} has no kernels for {gpus}: "
                 '"no kernel image is available for execution on the device"',
                 [evidence_arches, *(f"{n}: compute capability {c}" for n, c in _unique(missing))],
-                fix,
-                command,
+                "Install a build with kernels for every GPU here. " + what_fits(facts, tables),
             )
         )
     for name, cc, arch in _unique(ptx_only):
@@ -77,32 +67,6 @@ def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
             )
         )
     return findings
-
-
-def _fix(facts: Facts, tables: Tables) -> Tuple[str, Optional[str]]:
-    version = torch_version(facts)
-    platform = platform_key(facts.system)
-    if version is not None:
-        base = Version(version.base_version)
-        variant, reasons = best_cuda_variant(facts, tables, base)
-        if variant:
-            return (
-                f"Install the {variant} build of torch {base}, which has kernels for every GPU here.",
-                install_command(base, variant, platform, tables),
-            )
-        for release in reversed(tables.releases):
-            if release.newest <= base:
-                break
-            variant, _ = best_cuda_variant(facts, tables, release.newest)
-            if variant:
-                return (
-                    f"No build of torch {base} covers every GPU here; torch {release.newest} "
-                    f"({variant}) does.",
-                    install_command(release.newest, variant, platform, tables),
-                )
-        if reasons:
-            return "No build fits: " + "; ".join(reasons) + ".", None
-    return "Install a torch build whose CUDA version supports these GPUs.", None
 
 
 def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:

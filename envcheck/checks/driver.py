@@ -4,21 +4,13 @@ from __future__ import annotations
 
 from typing import List
 
-from packaging.version import Version
-
-from ..compat import (
-    best_cuda_variant,
-    driver_verdict,
-    install_command,
-    nearest_working_release,
-    platform_key,
-)
+from ..compat import driver_verdict
 from ..facts import Facts
 from ..findings import Finding
+from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
-from ._util import driver_text, has_nvidia_gpu, torch_version
-from .catalog import RULES
+from ._util import driver_text, has_nvidia_gpu, what_fits
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
@@ -48,32 +40,13 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
         fix = f"Upgrade the NVIDIA driver to {need} or newer"
         if verdict.full_from and verdict.full_from != need:
             fix += f" ({verdict.full_from} or newer for full CUDA {cuda} support)"
-        fix += ", or install a torch build for an older CUDA."
-        command = None
-        version = torch_version(facts)
-        if version is not None:
-            variant, _ = best_cuda_variant(facts, tables, Version(version.base_version))
-            if variant:
-                command = install_command(
-                    Version(version.base_version), variant, platform_key(facts.system), tables
-                )
-                fix += f" Without a driver upgrade, {variant} runs on this driver."
-            else:
-                older = nearest_working_release(facts, tables, below=version)
-                if older:
-                    fix += (
-                        f" Without a driver upgrade, torch {older[0]} ({older[1]}) is the newest "
-                        "that runs on this driver."
-                    )
-                    command = install_command(
-                        older[0], older[1], platform_key(facts.system), tables
-                    )
+        fix += ", or install a torch build for an older CUDA. Without a driver upgrade: "
+        fix += what_fits(facts, tables)
         return [
             RULES["DRV001"](
                 f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",
                 evidence,
                 fix,
-                command,
             )
         ]
     if verdict.level == "minor":

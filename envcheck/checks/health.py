@@ -6,8 +6,8 @@ from typing import List
 
 from ..facts import Facts
 from ..findings import Finding
+from ..rules import RULES
 from ..tables import Tables
-from .catalog import RULES
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:

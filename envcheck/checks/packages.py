@@ -12,10 +12,10 @@ from packaging.version import InvalidVersion, Version
 from .. import builds
 from ..facts import Facts
 from ..findings import Finding
+from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
 from ._util import torch_variant, torch_version
-from .catalog import RULES
 
 _CU_SUFFIX = re.compile(r"^(nvidia-.+)-cu(\d+)$")
 
@@ -113,14 +113,11 @@ def _companions(facts: Facts, tables: Tables) -> List[Finding]:
                         ],
                         "Install the matching pair; a mismatch fails at import with errors such as "
                         '"operator torchvision::nms does not exist".',
-                        f"pip install torch=={version.base_version} {pkg.name}=={want}"
-                        if expected
-                        else None,
                     )
                 )
         label = builds.local_label(pkg.version)
         comp_variant = builds.variant(pkg.version) if label else None
-        if comp_variant and variant and comp_variant != variant:
+        if comp_variant is not None and variant is not None and comp_variant != variant:
             findings.append(
                 RULES["PKG002"](
                     f"{pkg.name} {pkg.version} is a {comp_variant} build, torch is {variant}",
@@ -155,8 +152,8 @@ def _triton(facts: Facts, release, variant) -> List[Finding]:
                 f"torch {release.minor} {variant} pins triton {pinned}",
                 f"installed triton {triton.version}",
             ],
-            "torch.compile may fail with a different triton: reinstall torch to get its own pin.",
-            f'pip install "triton{spec}"',
+            "torch.compile may fail with a different triton: install the triton torch pins "
+            f"(triton{spec}), which the plan below carries along.",
         )
     ]
 

@@ -7,10 +7,10 @@ from typing import List
 from ..compat import platform_key
 from ..facts import Facts
 from ..findings import Finding
+from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
 from ._util import torch_version
-from .catalog import RULES
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:

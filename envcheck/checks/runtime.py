@@ -8,10 +8,10 @@ from typing import List, Tuple
 
 from ..facts import Facts
 from ..findings import Finding
+from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
 from ._util import gpu_list, has_nvidia_gpu
-from .catalog import RULES
 
 # (pattern in the import error, cause, fix)
 _IMPORT_CAUSES: List[Tuple[re.Pattern, str, str]] = [

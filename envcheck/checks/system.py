@@ -7,8 +7,8 @@ from typing import List
 from ..facts import Facts
 from ..findings import Finding
 from ..report.style import size
+from ..rules import RULES
 from ..tables import Tables
-from .catalog import RULES
 
 GiB = 1024**3
 SHM_WARN = 1 * GiB

@@ -6,10 +6,10 @@ from typing import List
 
 from ..facts import Facts
 from ..findings import Finding
+from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
 from ._util import torch_version
-from .catalog import RULES
 
 _UPDATE = (
     "Checks that need these facts were skipped or are approximate. Upgrade envcheck, or "

@@ -10,33 +10,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
-from ..checks import run_checks
 from ..facts import Facts, GpuFacts
-from ..findings import Finding, Rule, sort_key
+from ..findings import Finding
 from ..probes.nvidia import cuda_version_from_int
+from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import MessageRule
+from ..values import ComputeCapability
 from .parsers import Reading, clean, read_collect_env, read_json, read_nvidia_smi
 
-MESSAGE = Rule("MSG001", "pasted-error", "error", "an error message in the pasted text")
+if TYPE_CHECKING:
+    from ..core import Report
 
-# Facts sections each finding family needs; a family whose sections the text lacks is not judged.
-REQUIRES: Dict[str, Set[str]] = {
-    "TRC": {"torch", "nvidia"},
-    "DRV": {"nvidia"},
-    "ARC": {"torch", "nvidia"},
-    "PY": {"python", "system"},
-    "PKG": {"torch"},
-    "INS": {"torch", "python"},
-    "RUN": {"torch_runtime"},
-    "TK": {"toolkit", "torch"},
-    "GPU": {"nvidia"},
-    "SYS": {"system"},
-    "MAC": {"system", "torch_runtime"},
-    "TBL": set(),
-}
+MESSAGE = RULES["MSG001"]
 KEY_FACTS = [
     ("torch", "torch version and build"),
     ("nvidia", "NVIDIA driver and GPUs"),
@@ -48,15 +36,12 @@ KEY_FACTS = [
 
 
 @dataclass
-class Diagnosis:
+class Explanation:
+    """`envcheck explain`: the messages recognised in one text, and the facts they carry."""
+
     facts: Facts
     findings: List[Finding]
-    pieces: List[str]
-    observed: List[str]
-    missing: List[str]  # key facts the text did not contain
-    skipped: List[str] = field(default_factory=list)  # finding codes not judged for lack of facts
-    notes: List[str] = field(default_factory=list)
-    messages: List[str] = field(default_factory=list)  # ids of recognised error messages
+    observed: List[str] = field(default_factory=list)
 
 
 def read_text(text: str, tables: Tables) -> Reading:
@@ -94,7 +79,7 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
                 rule.id,
                 MESSAGE.severity,
                 rule.title,
-                evidence,
+                tuple(evidence),
                 f"{rule.cause} {rule.fix}",
             )
         )
@@ -106,8 +91,8 @@ def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
     groups = match.groupdict()
     for fact, source in rule.extracts.items():
         raw = groups.get(source, source)
-        if fact == "gpu_capability" and raw and raw.isdigit():
-            cc = f"{raw[:-1]}.{raw[-1]}"
+        if fact == "gpu_capability" and raw and raw.isdigit() and len(raw) >= 2:
+            cc = str(ComputeCapability.from_number(raw))
             if not any(g.compute_capability for g in f.nvidia.gpus):
                 if f.nvidia.gpus:
                     f.nvidia.gpus[0].compute_capability = cc
@@ -136,46 +121,50 @@ def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
             reading.notes.append("the error says this torch is a CPU-only build")
 
 
-def diagnose_text(text: str, tables: Tables, ignore: List[str] = ()) -> Diagnosis:
+def diagnose_text(
+    text: str, tables: Tables, ignore: Sequence[str] = (), strict: bool = False
+) -> Report:
+    """The Report for a pasted text: the same core as `envcheck check`, on the facts the
+    text carries; rules whose facts it lacks are not judged (``Report.not_run``)."""
+    from ..core import check
+
     reading = read_text(text, tables)
     messages = match_messages(clean(text), tables, reading)
-    checked = run_checks(reading.facts, tables, ignore=ignore)
-    kept, skipped = [], set()
-    for finding in checked:
-        family = finding.code.rstrip("0123456789")
-        if REQUIRES.get(family, set()) <= reading.observed:
-            kept.append(finding)
-        else:
-            skipped.add(finding.code)
-    ignored = {c.lower() for c in ignore}
-    kept += [m for m in messages if m.code.lower() not in ignored and m.name not in ignored]
-    missing = [label for section, label in KEY_FACTS if section not in reading.observed]
-    not_judged = sorted(
-        family for family, needs in REQUIRES.items() if needs and not needs <= reading.observed
-    )
-    return Diagnosis(
+    observed = set(reading.observed)
+    missing = [label for section, label in KEY_FACTS if section not in observed]
+    judged = observed | ({"text"} if messages else set())
+    families = sorted({r.family for r in RULES.values()})
+    not_judged = [
+        fam
+        for fam in families
+        if fam not in ("SMK", "REQ", "MSG", "SEL", "INT")
+        and any(not r.needs <= judged for r in RULES.values() if r.family == fam)
+    ]
+    pieces = reading.pieces + ([f"{len(messages)} error message(s)"] if messages else [])
+    return check(
         facts=reading.facts,
-        findings=sorted(kept, key=sort_key),
-        pieces=reading.pieces + ([f"{len(messages)} error message(s)"] if messages else []),
-        observed=sorted(reading.observed),
-        missing=missing,
-        skipped=not_judged,
-        notes=reading.notes,
-        messages=[m.name for m in messages],
+        tables=tables,
+        requirements=False,
+        ignore=ignore,
+        strict=strict,
+        messages=messages,
+        observed=observed,
+        command="diagnose",
+        diagnosis={
+            "read": pieces,
+            "observed": sorted(observed),
+            "missing": missing,
+            "not_judged": not_judged,
+            "notes": list(reading.notes),
+            "messages": [m.name for m in messages],
+        },
     )
 
 
-def explain(message: str, tables: Tables) -> Optional[Diagnosis]:
+def explain(message: str, tables: Tables) -> Optional[Explanation]:
     """`envcheck explain "MESSAGE"`: what one message means, and the facts it carries."""
     reading = Reading(facts=Facts(source="message"))
     found = match_messages(clean(message), tables, reading)
     if not found:
         return None
-    return Diagnosis(
-        reading.facts,
-        found,
-        ["message"],
-        sorted(reading.observed),
-        [],
-        messages=[f.name for f in found],
-    )
+    return Explanation(reading.facts, found, sorted(reading.observed))

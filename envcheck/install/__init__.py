@@ -1,7 +1,7 @@
 """The right install command for a machine: resolve a plan, then render it per manager."""
 
-from .plan import InstallPlan, Package, Wish, WishError, check_wish, resolve
-from .render import MANAGERS, pip_args, render
+from .plan import InstallPlan, Package, Wish, WishError, check_wish, installed_wish, resolve
+from .render import MANAGERS, pip_args, plan_argv, render, uv_args
 
 __all__ = [
     "MANAGERS",
@@ -10,7 +10,10 @@ __all__ = [
     "Wish",
     "WishError",
     "check_wish",
+    "installed_wish",
     "pip_args",
+    "plan_argv",
     "render",
     "resolve",
+    "uv_args",
 ]

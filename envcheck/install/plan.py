@@ -1,43 +1,51 @@
 """Decide what to install: torch version, variant and matching companions, with reasons.
 
-Pure: Facts + Tables + the user's wish -> InstallPlan. Rendering the plan as a
-pip, uv, conda or project-file command is a separate step (render.py).
+Pure: Facts + Tables + the user's wish -> InstallPlan. This is the only place that
+picks a torch version, a variant and companions; rendering the plan as a pip, uv,
+conda or project-file command is a separate step (render.py). Every command
+envcheck prints (a finding's fix, `envcheck install`, `--run`) comes from here.
 
-The decision: the newest torch that satisfies the wish and has a wheel for this
-Python and platform; for it, the best variant for this driver and *every* GPU
-(the newest CUDA the driver runs, by minor-version compatibility, whose build
-still carries kernels for every GPU); CPU without an NVIDIA GPU; the default
-wheel on macOS. When nothing satisfies everything, the plan says which
-constraint conflicts and the nearest ways out.
+The decision: among the releases that satisfy the wish and have a wheel for this
+Python and platform, the newest (or, with ``Wish.near``, the one nearest the
+installed torch: the least change that fixes the machine); for it, the best
+variant for this driver and *every* GPU (the newest CUDA the driver runs, by
+minor-version compatibility, whose build still carries kernels for every GPU;
+the installed variant first when it fits); CPU without a GPU; the default wheel
+on macOS. When nothing satisfies everything, the plan says which constraint
+conflicts and the nearest ways out.
+
+A plan that keeps a version but changes its build (``2.13.0+cpu`` to the cu126
+build) pins the local label (``torch==2.13.0+cu126``): pip and uv treat a plain
+``torch==2.13.0`` as satisfied by the installed ``2.13.0+cpu`` and change nothing.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from .. import builds
 from ..compat import (
     INDEX_URL,
     arch_coverage,
-    best_cuda_variant,
-    cuda_of_variant,
-    driver_needed,
+    build_arch_list,
     driver_verdict,
     gpu_capabilities,
     has_amd_gpu,
     has_nvidia_gpu,
+    platform_of,
     sm_name,
     torch_variant,
     torch_version,
-    uses_default_index,
 )
 from ..facts import Facts
 from ..tables import Tables
 from ..tables.model import Release
+from ..values import Platform, Variant
 
 COMPANIONS = ("torchvision", "torchaudio")
 
@@ -46,19 +54,49 @@ class WishError(ValueError):
     """A --torch, --variant, --python or --platform value that cannot be understood."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Wish:
     torch: str = "latest"  # latest, 2.5, 2.5.1, or a specifier like >=2.4,<2.7
     variant: str = "auto"  # auto, cpu, cuXYZ, rocmX.Y, xpu
-    companions: Optional[List[str]] = None  # None: those installed now
+    companions: Optional[Tuple[str, ...]] = None  # None: those installed now
     python: Optional[str] = None  # X.Y; None: this machine's
     platform: Optional[str] = None  # None: this machine's
+    # Prefer this torch (the installed one): its version and build when they fit, else
+    # the release nearest to it that does. `envcheck install --keep`.
+    near: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if self.companions is not None and not isinstance(self.companions, tuple):
+            object.__setattr__(self, "companions", tuple(self.companions))
+
+    @property
+    def cli_args(self) -> List[str]:
+        """The `envcheck install` options that make the same plan (for reports and parity)."""
+        args = [] if self.torch in ("", "latest") else ["--torch", self.torch]
+        if self.near:
+            args.append("--keep")
+        if self.variant != "auto":
+            args += ["--variant", self.variant]
+        if self.companions is not None:
+            args += ["--with", ",".join(self.companions) or "none"]
+        if self.python:
+            args += ["--python", self.python]
+        if self.platform:
+            args += ["--platform", self.platform]
+        return args
 
 
 @dataclass
 class Package:
     name: str
     version: str
+    # The local label to pin (``cu126`` -> ``torch==2.13.0+cu126``): set when the
+    # installed copy has this version in another build, which a public pin leaves alone.
+    local: Optional[str] = None
+
+    @property
+    def pin(self) -> str:
+        return f"{self.name}=={self.version}" + (f"+{self.local}" if self.local else "")
 
 
 @dataclass
@@ -75,6 +113,11 @@ class InstallPlan:
     conflicts: List[str] = field(default_factory=list)  # when ok is False: what conflicts
     ways_out: List[str] = field(default_factory=list)
     changes: List[str] = field(default_factory=list)  # what changes against the installed torch
+    replaces_build: bool = False  # same version, another build: the pins carry local labels
+    passed_over: List[Tuple[str, str]] = field(
+        default_factory=list
+    )  # (torch, why not), tried first
+    wish: Wish = field(default_factory=Wish)
 
     @property
     def index_url(self) -> Optional[str]:
@@ -82,11 +125,11 @@ class InstallPlan:
 
     def to_dict(self) -> Dict[str, Any]:
         out = asdict(self)
+        out["wish"] = asdict(self.wish)
         out["index_url"] = self.index_url
         return out
 
 
-_VARIANT = re.compile(r"^(auto|cpu|cu\d{2,3}|rocm\d+(?:\.\d+)*|xpu)$")
 _PY = re.compile(r"^\d+\.\d+$")
 
 
@@ -107,36 +150,65 @@ def parse_torch_wish(text: str) -> Tuple[Optional[SpecifierSet], str]:
         ) from None
 
 
-def check_wish(wish: Wish, platforms) -> None:
+def check_wish(wish: Wish, platforms: Sequence[str]) -> None:
     parse_torch_wish(wish.torch)
-    if not _VARIANT.match(wish.variant):
+    if wish.variant != "auto" and Variant.maybe(wish.variant) is None:
         raise WishError(f"--variant {wish.variant!r}: use auto, cpu, cuXYZ (cu128), rocmX.Y or xpu")
     if wish.python is not None and not _PY.match(wish.python):
         raise WishError(f"--python {wish.python!r}: give a Python version like 3.12")
     if wish.platform is not None and wish.platform not in platforms:
         raise WishError(f"--platform {wish.platform!r}: one of {', '.join(platforms)}")
+    if wish.near is not None and _parse(wish.near) is None:
+        raise WishError(f"near {wish.near!r} is not a version")
 
 
-def _variants_of(release: Release, platform: str) -> List[str]:
-    """The variants PyTorch published for a release on a platform."""
-    if platform.startswith("macos"):
-        return ["cpu"]
-    cuda = release.cuda_aarch64_variants if platform == "linux-aarch64" else release.cuda_variants
-    out = ["cpu", *list(cuda or [])]
-    if platform == "linux-x86_64":
-        out += list(release.rocm_variants or [])
-    if release.xpu and platform in ("linux-x86_64", "windows-x86_64"):
-        out.append("xpu")
-    return out
+def installed_wish(facts: Facts, torch: str = "latest", **kw: Any) -> Wish:
+    """The wish behind a report's install advice: keep the installed torch (version, build,
+    companions) where it fits, else change as little as fits. One place, for the core,
+    the checks and `envcheck install --torch installed`."""
+    version = torch_version(facts)
+    return Wish(torch=torch, near=str(version) if version else None, **kw)
 
 
-def resolve(facts: Facts, tables: Tables, wish: Wish, platform: Optional[str]) -> InstallPlan:
+def _parse(text: Optional[str]) -> Optional[Version]:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def default_index(version: Version, variant: Variant, platform: Platform, tables: Tables) -> bool:
+    """Whether PyTorch's install page gives the plain default-index command.
+
+    It does on macOS, and up to 2.0 for the default CUDA of Linux x86_64; from 2.1
+    it gives ``--index-url`` for every Linux and Windows variant, even the one PyPI
+    also serves (an explicit index cannot pick another variant).
+    """
+    if platform.is_macos:
+        return True
+    release = tables.release(version)
+    default = release.default_variant.get(str(platform)) if release else None
+    return (
+        default is not None
+        and variant == default
+        and str(platform) == "linux-x86_64"
+        and version < Version("2.1")
+    )
+
+
+def resolve(
+    facts: Facts,
+    tables: Tables,
+    wish: Wish,
+    platform: Union[Platform, str, None] = None,
+) -> InstallPlan:
     spec, wanted = parse_torch_wish(wish.torch)
+    target = _platform(wish, facts, platform)
     python = wish.python or (
         ".".join(facts.python.version.split(".")[:2]) if facts.python.version else None
     )
-    plan = InstallPlan(ok=False, platform=platform, python=python)
-    if platform is None:
+    plan = InstallPlan(ok=False, platform=str(target) if target else None, python=python, wish=wish)
+    if target is None:
         plan.conflicts.append("PyTorch publishes no wheels for this platform")
         plan.ways_out.append("use Linux (x86_64, aarch64), Windows x86_64 or macOS arm64")
         return plan
@@ -150,35 +222,45 @@ def resolve(facts: Facts, tables: Tables, wish: Wish, platform: Optional[str]) -
         )
         return plan
     usable = [
-        r for r in matching if platform in r.platforms and (pyv is None or r.supports_python(pyv))
+        r
+        for r in matching
+        if str(target) in r.platforms and (pyv is None or r.supports_python(pyv))
     ]
     if not usable:
-        _python_conflict(plan, matching, platform, python, wanted, tables)
+        _python_conflict(plan, matching, target, python, wanted, tables)
         return plan
+    near = _parse(wish.near)
+    if near is not None:
+        usable = _nearest_first(usable, near)
 
-    gpu = has_nvidia_gpu(facts) and not platform.startswith("macos")
-    tried: List[str] = []
+    gpu = has_nvidia_gpu(facts) and not target.is_macos
+    tried = plan.passed_over
     for release in usable:
-        version = _versions(release, spec)[-1]
-        variant, why = _pick_variant(facts, tables, release, version, wish.variant, platform, gpu)
+        version = _version_in(release, spec, near)
+        variant, why = _pick_variant(facts, tables, release, version, wish, target, gpu)
         if variant is None:
-            tried.append(f"torch {version}: {why}")
+            tried.append((str(version), why))
             continue
         plan.ok = True
-        plan.torch, plan.variant = str(version), variant
-        plan.default_index = uses_default_index(version, variant, platform, tables)
+        plan.torch, plan.variant = str(version), str(variant)
+        plan.default_index = default_index(version, variant, target, tables)
         plan.reasons = why if isinstance(why, list) else [why]
         plan.packages = [Package("torch", str(version))]
         _companions(plan, facts, release, version, wish)
+        _triton(plan, facts, release, variant)
+        _local_labels(plan, facts, target)
         _ptx_notes(plan, facts, tables, release, variant)
         _changes(plan, facts, tables, release, version, variant)
         if tried:
-            more = f"; {len(tried) - 1} more newer release(s) neither" if len(tried) > 1 else ""
-            plan.notes.append(f"newer releases do not fit: {tried[0]}{more}")
+            which = "nearer" if near is not None else "newer"
+            more = f"; {len(tried) - 1} more {which} release(s) neither" if len(tried) > 1 else ""
+            plan.notes.append(
+                f"{which} releases do not fit: torch {tried[0][0]}: {tried[0][1]}{more}"
+            )
         return plan
-    plan.conflicts.extend(tried)
-    newest = usable[0]
-    needed = driver_needed(facts, tables, newest.newest)
+    plan.conflicts.extend(f"torch {v}: {why}" for v, why in tried)
+    newest = usable[0] if near is None else max(usable, key=lambda r: Version(r.minor))
+    needed = driver_upgrade(facts, tables, newest, target)
     if needed:
         plan.ways_out.append(
             f"upgrade the NVIDIA driver to {needed[1]} or newer ({needed[0]} of torch {newest.newest})"
@@ -189,17 +271,54 @@ def resolve(facts: Facts, tables: Tables, wish: Wish, platform: Optional[str]) -
     return plan
 
 
+def _platform(wish: Wish, facts: Facts, given: Union[Platform, str, None]) -> Optional[Platform]:
+    if wish.platform:
+        return Platform.parse(wish.platform)
+    if isinstance(given, Platform):
+        return given
+    if isinstance(given, str):
+        return Platform.parse(given)
+    return platform_of(facts)
+
+
 def _versions(release: Release, spec: Optional[SpecifierSet]) -> List[Version]:
     if spec is None:
         return sorted(release.versions)
     return sorted(v for v in release.versions if spec.contains(v, prereleases=True))
 
 
+def _version_in(release: Release, spec: Optional[SpecifierSet], near: Optional[Version]) -> Version:
+    """The installed patch release when it is this release's (``2.6.0a0`` is 2.6.0), else
+    the newest that satisfies the wish."""
+    versions = _versions(release, spec)
+    if near is not None:
+        base = Version(near.base_version)
+        if base in versions:
+            return base
+    return versions[-1]
+
+
+def _nearest_first(releases: List[Release], near: Version) -> List[Release]:
+    """The release of ``near`` first, then by distance in releases, the older first on a tie
+    (a driver too old for one torch runs the one before; a GPU too new needs the next)."""
+    order = sorted(releases, key=lambda r: Version(r.minor))
+    minor = Version(f"{near.major}.{near.minor}")
+    below = [r for r in order if Version(r.minor) <= minor]
+    here = len(below) - 1 if below and Version(below[-1].minor) == minor else len(below) - 0.5
+
+    def distance(item: Tuple[int, Release]) -> Tuple[float, int]:
+        i, r = item
+        return (abs(i - here), 0 if Version(r.minor) <= minor else 1)
+
+    return [r for _, r in sorted(enumerate(order), key=distance)]
+
+
 def _python_conflict(plan, matching, platform, python, wanted, tables) -> None:
-    on_platform = [r for r in matching if platform in r.platforms]
+    key = str(platform)
+    on_platform = [r for r in matching if key in r.platforms]
     if not on_platform:
         plan.conflicts.append(f"{wanted} has no wheels for {platform}")
-        last = next((r for r in reversed(tables.releases) if platform in r.platforms), None)
+        last = next((r for r in reversed(tables.releases) if key in r.platforms), None)
         if last:
             plan.ways_out.append(f"torch {last.newest} is the newest with {platform} wheels")
         return
@@ -213,27 +332,38 @@ def _python_conflict(plan, matching, platform, python, wanted, tables) -> None:
     )
     pyv = Version(python)
     other = next(
-        (
-            r
-            for r in reversed(tables.releases)
-            if platform in r.platforms and r.supports_python(pyv)
-        ),
+        (r for r in reversed(tables.releases) if key in r.platforms and r.supports_python(pyv)),
         None,
     )
     if other:
         plan.ways_out.append(f"or torch {other.newest}, the newest for Python {python}")
 
 
-def _pick_variant(facts, tables, release, version, wanted, platform, gpu):
+def variants_of(release: Release, platform: Platform) -> List[Variant]:
+    """The variants PyTorch published for a release on a platform."""
+    if platform.is_macos:
+        return [Variant("cpu")]
+    cuda = release.cuda_aarch64_variants if platform.arch == "aarch64" else release.cuda_variants
+    names = ["cpu", *list(cuda or [])]
+    if str(platform) == "linux-x86_64":
+        names += list(release.rocm_variants or [])
+    if release.xpu and str(platform) in ("linux-x86_64", "windows-x86_64"):
+        names.append("xpu")
+    return [Variant.parse(n) for n in names]
+
+
+def _pick_variant(facts, tables, release, version, wish, platform, gpu):
     """(variant, reasons) or (None, why not)."""
-    offered = _variants_of(release, platform)
-    if wanted != "auto":
+    offered = variants_of(release, platform)
+    if wish.variant != "auto":
+        wanted = Variant.parse(wish.variant)
         if wanted not in offered:
-            return None, f"no {wanted} build for {platform} (published: {', '.join(offered)})"
-        if wanted.startswith("cu") and gpu:
+            published = ", ".join(map(str, offered))
+            return None, f"no {wanted} build for {platform} (published: {published})"
+        if wanted.is_cuda and gpu:
             verdict = driver_verdict(
                 tables,
-                cuda_of_variant(wanted),
+                wanted.cuda,
                 facts.nvidia.driver_version,
                 facts.system.os,
                 facts.nvidia.cuda_driver_version,
@@ -241,17 +371,18 @@ def _pick_variant(facts, tables, release, version, wanted, platform, gpu):
             if verdict.level == "too_old":
                 return None, f"{wanted}: {verdict.basis}"
         return wanted, [f"{wanted} as asked"]
-    if platform.startswith("macos"):
-        mps = "with MPS on Apple silicon" if platform == "macos-arm64" else "CPU only"
-        return "cpu", [f"the default macOS wheel ({mps})"]
+    if platform.is_macos:
+        mps = "with MPS on Apple silicon" if platform.arch == "arm64" else "CPU only"
+        return Variant("cpu"), [f"the default macOS wheel ({mps})"]
     if not gpu and has_amd_gpu(facts):
         return _rocm_variant(facts, release, version, platform)
     if not gpu:
-        return "cpu", ["no NVIDIA GPU here: the CPU build"]
-    variant, reasons = best_cuda_variant(facts, tables, version)
+        return Variant("cpu"), ["no NVIDIA GPU here: the CPU build"]
+    prefer = torch_variant(facts) if wish.near else None
+    variant, reasons = best_cuda_variant(facts, tables, release, platform, prefer, version)
     if variant is None:
         return None, "; ".join(reasons) or "no CUDA variant fits"
-    cuda = cuda_of_variant(variant)
+    cuda = variant.cuda
     verdict = driver_verdict(
         tables, cuda, facts.nvidia.driver_version, facts.system.os, facts.nvidia.cuda_driver_version
     )
@@ -262,20 +393,94 @@ def _pick_variant(facts, tables, release, version, wanted, platform, gpu):
     }.get(verdict.level, verdict.basis)
     caps = gpu_capabilities(facts)
     gpus = ", ".join(sorted({f"{n} ({sm_name(c)})" for n, c in caps})) or "the GPUs"
-    return variant, [f"{how}; {gpus} covered by {variant} -> torch {version}+{variant}"] + [
+    kept = " (the installed build)" if prefer is not None and variant == prefer else ""
+    return variant, [f"{how}; {gpus} covered by {variant}{kept} -> torch {version}+{variant}"] + [
         f"skipped {r}" for r in reasons
     ]
+
+
+def best_cuda_variant(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    platform: Platform,
+    prefer: Optional[Variant] = None,
+    version: Optional[Version] = None,
+) -> Tuple[Optional[Variant], List[str]]:
+    """The CUDA variant of ``release`` this driver runs with kernels for every GPU: ``prefer``
+    (the installed one) when it fits, else the newest CUDA that does. (variant, why others not).
+
+    The installed build itself is judged by what it really carries (the deep probe's
+    ``torch.cuda.get_arch_list()``) where that is known."""
+    installed = torch_version(facts)
+    this_build = (
+        installed is not None
+        and version is not None
+        and Version(installed.base_version) == version
+        and prefer is not None
+    )
+    names = release.cuda_aarch64_variants if platform.arch == "aarch64" else release.cuda_variants
+    variants = sorted((Variant.parse(n) for n in names or ()), reverse=True)
+    if prefer is not None and prefer in variants:
+        variants.remove(prefer)
+        variants.insert(0, prefer)
+    reasons: List[str] = []
+    caps = gpu_capabilities(facts)
+    for variant in variants:
+        verdict = driver_verdict(
+            tables,
+            variant.cuda,
+            facts.nvidia.driver_version,
+            facts.system.os,
+            facts.nvidia.cuda_driver_version,
+        )
+        if verdict.level == "too_old":
+            reasons.append(f"{variant}: {verdict.basis}")
+            continue
+        arches = release.arch_list(str(variant), platform.machine)
+        if this_build and variant == prefer:
+            arches = build_arch_list(facts, tables)[0] or arches
+        if arches is not None:
+            missing = [
+                f"{name} ({sm_name(cc)})"
+                for name, cc in caps
+                if arch_coverage(tables, arches, cc).level == "none"
+            ]
+            if missing:
+                reasons.append(f"{variant}: no kernels for {', '.join(missing)}")
+                continue
+        return variant, reasons
+    return None, reasons
+
+
+def driver_upgrade(
+    facts: Facts, tables: Tables, release: Release, platform: Platform
+) -> Optional[Tuple[Variant, str]]:
+    """(variant, minimum driver) of the newest variant of ``release`` with kernels for every
+    GPU: the driver upgrade that would make it work."""
+    caps = gpu_capabilities(facts)
+    names = release.cuda_aarch64_variants if platform.arch == "aarch64" else release.cuda_variants
+    for variant in sorted((Variant.parse(n) for n in names or ()), reverse=True):
+        arches = release.arch_list(str(variant), platform.machine)
+        if arches is None:
+            continue
+        if any(arch_coverage(tables, arches, cc).level == "none" for _, cc in caps):
+            continue
+        floor = tables.minor_compat_floor(variant.cuda, facts.system.os)
+        if floor is not None:
+            return variant, str(floor)
+    return None
 
 
 def _rocm_variant(facts, release, version, platform):
     """The newest ROCm build for an AMD GPU (Linux x86_64 only)."""
     gfx = ", ".join(sorted({g.gfx for g in facts.amd.gpus if g.gfx})) or "an AMD GPU"
-    if platform != "linux-x86_64":
+    if str(platform) != "linux-x86_64":
         return None, f"ROCm builds exist for linux-x86_64 only ({gfx} on {platform})"
     if not release.rocm_variants:
         known = "not known" if release.rocm_variants is None else "none"
         return None, f"ROCm builds of {release.minor}: {known}"
-    variant = max(release.rocm_variants, key=lambda v: Version(v[4:]))
+    variant = max(Variant.parse(v) for v in release.rocm_variants)
     return variant, [
         f"AMD GPU ({gfx}) -> {variant}, the newest ROCm build of torch {version}",
         "the tables do not list which gfx targets ROCm builds carry: check that yours is supported",
@@ -287,7 +492,7 @@ def _companions(
 ) -> None:
     names = wish.companions
     if names is None:
-        names = [p.name for p in facts.torch.companions if p.name in COMPANIONS]
+        names = tuple(p.name for p in facts.torch.companions if p.name in COMPANIONS)
     for name in names:
         if name not in COMPANIONS:
             plan.notes.append(f"{name}: not a torch companion envcheck pins; install it separately")
@@ -301,8 +506,44 @@ def _companions(
             plan.notes.append(f"{name} has no release for torch {version}: left out{extra}")
 
 
+def _triton(plan: InstallPlan, facts: Facts, release: Release, variant: Variant) -> None:
+    """An installed triton that is not the one this torch build pins comes along, pinned."""
+    pinned = release.bundled.get(str(variant), {}).get("triton")
+    have = next((p for p in facts.torch.companions if p.name in ("triton", "pytorch-triton")), None)
+    exact = _parse(pinned.lstrip("=")) if pinned and pinned[0] in "=0123456789" else None
+    if have is None or exact is None or _parse(have.version) == exact:
+        return
+    plan.packages.append(Package(have.name, str(exact)))
+
+
+def _local_labels(plan: InstallPlan, facts: Facts, platform: Platform) -> None:
+    """Pin ``+variant`` on each package whose installed copy is the same version in another
+    build: pip and uv count ``torch==2.13.0`` as met by ``2.13.0+cpu`` and change nothing.
+    PyTorch's own index publishes every such build under its label (macOS has one build)."""
+    if platform.is_macos or not plan.variant:
+        return
+    installed = {p.name: p.version for p in facts.torch.companions}
+    if facts.torch.installed and facts.torch.version:
+        installed["torch"] = facts.torch.version
+    variant = Variant.parse(plan.variant)
+    for package in plan.packages:
+        have = _parse(installed.get(package.name))
+        if have is None or Version(have.base_version) != Version(package.version):
+            continue
+        have_variant = (
+            torch_variant(facts) if package.name == "torch" else builds.variant(str(have))
+        )
+        if package.name != "torch" and have.local is None:
+            have_variant = torch_variant(facts)  # an unlabelled companion is torch's build
+        if have_variant != variant:
+            package.local = str(variant)
+            plan.replaces_build = True
+    if plan.replaces_build:
+        plan.default_index = False  # only PyTorch's index has the labelled builds
+
+
 def _ptx_notes(plan, facts, tables, release, variant) -> None:
-    arches = release.arch_list(variant, facts.system.machine.lower())
+    arches = release.arch_list(str(variant), facts.system.machine.lower())
     if not arches:
         return
     for name, cc in sorted(set(gpu_capabilities(facts))):
@@ -315,8 +556,10 @@ def _changes(plan, facts, tables, release, version, variant) -> None:
     current = torch_version(facts)
     if current is None:
         return
-    if Version(current.base_version) == version and torch_variant(facts) == variant:
-        plan.notes.append(f"torch {version} ({variant}) is already installed")
+    old_variant = torch_variant(facts)
+    if Version(current.base_version) == version and old_variant == variant:
+        if all(not p.local for p in plan.packages):
+            plan.notes.append(f"torch {version} ({variant}) is already installed")
         return
     old = tables.release(current)
     plan.changes.append(f"torch {current} -> {version}+{variant}")
@@ -324,33 +567,28 @@ def _changes(plan, facts, tables, release, version, variant) -> None:
         return
     if release.python_min > old.python_min:
         plan.changes.append(f"Python floor raised: {old.python_min} -> {release.python_min}")
-    old_variant = torch_variant(facts)
-    if old_variant and old_variant not in _variants_of(release, plan.platform or ""):
+    platform = Platform.parse(plan.platform) if plan.platform else None
+    if old_variant and platform and old_variant not in variants_of(release, platform):
         plan.changes.append(f"{old_variant} is no longer published; {variant} replaces it")
+    machine = facts.system.machine.lower()
     for name, cc in sorted(set(gpu_capabilities(facts))):
-        old_list = old.arch_list(old_variant or "", facts.system.machine.lower())
-        new_list = release.arch_list(variant, facts.system.machine.lower())
+        old_list = old.arch_list(str(old_variant or ""), machine)
+        new_list = release.arch_list(str(variant), machine)
         if (
             old_list
             and new_list
-            and (
-                arch_coverage(tables, old_list, cc).level != "none"
-                and arch_coverage(tables, new_list, cc).level == "none"
-            )
+            and arch_coverage(tables, old_list, cc).level != "none"
+            and arch_coverage(tables, new_list, cc).level == "none"
         ):
             plan.changes.append(f"{name} ({sm_name(cc)}) loses its kernels")
     for p in facts.torch.companions:
         if p.name in COMPANIONS and not release.companion(p.name, version):
             plan.changes.append(f"{p.name} has no release for torch {version}")
-    old_cuda, new_cuda = cuda_of_variant(old_variant or ""), cuda_of_variant(variant)
-    if old_cuda and new_cuda and new_cuda > old_cuda:
-        compat = tables.minor_compat.get(new_cuda.major)
-        floor = (
-            compat.linux
-            if compat and facts.system.os != "Windows"
-            else (compat.windows if compat else None)
-        )
-        if floor and new_cuda.major > old_cuda.major:
+    old_cuda = old_variant.cuda if old_variant else None
+    new_cuda = variant.cuda
+    if old_cuda and new_cuda and new_cuda.major > old_cuda.major:
+        floor = tables.minor_compat_floor(new_cuda, facts.system.os)
+        if floor:
             plan.changes.append(
                 f"driver minimum raised: CUDA {new_cuda.major}.x needs {floor} or newer"
             )

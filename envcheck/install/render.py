@@ -14,7 +14,8 @@ from typing import List, Sequence
 
 from packaging.version import Version
 
-from .plan import InstallPlan
+from ..values import Platform, Variant
+from .plan import InstallPlan, Package
 
 MANAGERS = ("pip", "uv", "conda", "requirements", "uv-project", "poetry")
 
@@ -24,16 +25,19 @@ def _legacy(plan: InstallPlan) -> bool:
     return Version(plan.torch or "0").major < 2
 
 
+def _macos(plan: InstallPlan) -> bool:
+    return plan.platform is not None and Platform.parse(plan.platform).is_macos
+
+
 def pins(plan: InstallPlan) -> List[str]:
+    """``name==version``, with the local label where the plan needs one: the 1.x
+    commands (torch and torchvision as ``+cu116``), and a build replaced in place."""
+    label = _legacy(plan) and not plan.default_index and not _macos(plan)
     out = []
-    label = (
-        _legacy(plan) and not plan.default_index and not (plan.platform or "").startswith("macos")
-    )
     for p in plan.packages:
-        labelled = label and p.name in ("torch", "torchvision")
-        out.append(
-            f"{p.name}=={p.version}+{plan.variant}" if labelled else f"{p.name}=={p.version}"
-        )
+        if p.local is None and label and p.name in ("torch", "torchvision"):
+            p = Package(p.name, p.version, plan.variant)
+        out.append(p.pin)
     return out
 
 
@@ -51,23 +55,26 @@ def pip_args(plan: InstallPlan) -> List[str]:
 def uv_args(plan: InstallPlan, uv_backends: Sequence[str] = ()) -> List[str]:
     """`uv pip install` arguments: ``--torch-backend`` where uv knows the variant
     (it then picks the index for every torch-family package), else the index URL."""
-    if (
-        plan.variant in uv_backends
-        and not _legacy(plan)
-        and not (plan.platform or "").startswith("macos")
-    ):
-        return [p for p in pins(plan)] + [f"--torch-backend={plan.variant}"]
+    if plan.variant in uv_backends and not _legacy(plan) and not _macos(plan):
+        return [*pins(plan), f"--torch-backend={plan.variant}"]
     return pip_args(plan)
+
+
+def plan_argv(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> List[str]:
+    """The pip or uv command as an argument list (empty for project files and conda)."""
+    if manager == "pip":
+        return ["pip", "install", *pip_args(plan)]
+    if manager == "uv":
+        return ["uv", "pip", "install", *uv_args(plan, uv_backends)]
+    return []
 
 
 def render(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> str:
     """The command or snippet for ``manager``; ``uv_backends`` from the installers table."""
     if not plan.ok or not plan.torch:
         raise ValueError("nothing to render: the plan has no solution")
-    if manager == "pip":
-        return "pip install " + " ".join(pip_args(plan))
-    if manager == "uv":
-        return "uv pip install " + " ".join(uv_args(plan, uv_backends))
+    if manager in ("pip", "uv"):
+        return " ".join(plan_argv(plan, manager, uv_backends))
     if manager == "requirements":
         lines = []
         if plan.index_url:
@@ -89,15 +96,15 @@ def _conda(plan: InstallPlan) -> str:
     version = Version(plan.torch)
     names = {"torch": "pytorch"}
     specs = [f"{names.get(p.name, p.name)}=={p.version}" for p in plan.packages]
-    variant = plan.variant or "cpu"
-    macos = (plan.platform or "").startswith("macos")
-    if (version.major, version.minor) <= (2, 5):  # the pytorch channel's own builds
+    variant = Variant.parse(plan.variant or "cpu")
+    macos = _macos(plan)
+    if version < Version("2.6"):  # the pytorch channel's own builds ended with 2.5
         if macos:
             return "conda install " + " ".join(specs) + " -c pytorch"
-        if variant == "cpu":
+        if variant.is_cpu:
             return "conda install " + " ".join(specs) + " cpuonly -c pytorch"
-        if variant.startswith("cu"):
-            cuda = f"{variant[2:-1]}.{variant[-1]}"
+        if variant.cuda is not None:
+            cuda = str(variant.cuda)
             if version >= Version("1.13"):
                 return (
                     "conda install "
@@ -108,9 +115,9 @@ def _conda(plan: InstallPlan) -> str:
             # came from conda-forge (PyTorch's own commands for 1.12).
             forge = " -c conda-forge" if Version(cuda) >= Version("11.6") else ""
             return "conda install " + " ".join(specs) + f" cudatoolkit={cuda} -c pytorch" + forge
-    if variant.startswith("rocm") or variant == "xpu":
+    if not (variant.is_cpu or variant.is_cuda):
         return f"# conda has no {variant} builds of torch; use pip:\n" + render(plan, "pip")
-    build = "cpu*" if variant == "cpu" or macos else f"cuda{variant[2:]}*"
+    build = "cpu*" if variant.is_cpu or macos else f"cuda{str(variant)[2:]}*"
     specs[0] = f'"pytorch=={plan.torch}={build}"'
     return (
         "conda install -c conda-forge "

@@ -1,22 +1,24 @@
 """Reports for unattended runs: markdown, JUnit XML, GitHub Actions annotations.
 
-JUnit gets one testcase per check rule (and per project requirement and smoke
-test), so CI systems list what was checked, not only what failed: an error
-finding is a failure, a warning or info finding is passed with its text in
-system-out.
+JUnit gets one testcase per rule of the registry (and per smoke test), so CI
+systems list what was checked, not only what failed: an error finding is a
+failure, a warning or info finding is passed with its text in system-out, and a
+rule that was not judged is skipped, never passed.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional
 from xml.etree import ElementTree as ET
 
-from ..facts import Facts
-from ..findings import Finding, Rule
-from ..smoke.runner import SmokeResult
-from .findings_text import summary
+from ..findings import Finding
+from ..rules import RULES
+from ..values import Severity
 from .smoke_text import summary_line
+
+if TYPE_CHECKING:
+    from ..core import Report
 
 _ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}  # noqa: RUF001 - the emoji, as GitHub renders it
 
@@ -25,76 +27,83 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(
-    facts: Facts, findings: List[Finding], ready: bool, smoke: Sequence[SmokeResult] = ()
-) -> str:
-    counts = summary(findings)
+def render_markdown(report: Report) -> str:
+    facts = report.facts
+    counts = report.counts()
     gpus = ", ".join(g.name or "GPU" for g in facts.nvidia.gpus) or "no GPU"
     torch = facts.torch.version if facts.torch.installed else "not installed"
+    follow = f" (+{counts['follow_on']} that follow from them)" if counts["follow_on"] else ""
     lines = [
-        f"## envcheck: {'✅ ready' if ready else '❌ not ready'}",
+        f"## envcheck: {'✅ ready' if report.ready else '❌ not ready'}",
         "",
         f"torch {torch} · Python {facts.python.version} · driver {facts.nvidia.driver_version or 'none'} · {gpus}",
         "",
-        f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos",
+        f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos{follow}",
     ]
-    if findings:
+    if report.findings:
         lines += ["", "| | code | finding | fix |", "|---|---|---|---|"]
-        for f in findings:
+        for f in report.findings:
             fix = f.fix or ""
             if f.command:
                 fix += f" `{f.command}`"
+            title = f.title + (f" (follows from {f.caused_by})" if f.caused_by else "")
             lines.append(
-                f"| {_ICON[f.severity]} | {f.code} | {_md_cell(f.title)} | {_md_cell(fix)} |"
+                f"| {_ICON[f.severity.value]} | {f.code} | {_md_cell(title)} | {_md_cell(fix)} |"
             )
-    if smoke:
+    if report.smoke:
         lines += [
             "",
             "| smoke test | device | result | seconds | figures |",
             "|---|---|---|---|---|",
         ]
-        for r in smoke:
+        for r in report.smoke:
             lines.append(
-                f"| {r.name} | {r.device} | {r.status} | {r.duration_s:.2f} | {_md_cell(summary_line(r))} |"
+                f"| {r.name} | {r.device} | {r.status.value} | {r.duration_s:.2f} | {_md_cell(summary_line(r))} |"
             )
     return "\n".join(lines) + "\n"
 
 
-def render_junit(
-    findings: List[Finding],
-    rules: Iterable[Rule],
-    smoke: Sequence[SmokeResult] = (),
-    requirement_rules: Iterable[Rule] = (),
-) -> str:
+def render_junit(report: Report) -> str:
+    """One testcase per rule of the registry: failed for an error finding, skipped for a
+    rule that was not judged (the deep probe or the smoke tests did not run, a pasted
+    report lacked the facts), passed otherwise; every finding's text is kept."""
     by_code: Dict[str, List[Finding]] = {}
-    for f in findings:
+    for f in report.findings:
         by_code.setdefault(f.code, []).append(f)
+    skipped = {n.code: n.why for n in report.not_run}
     suites = ET.Element("testsuites", name="envcheck")
     checks = ET.SubElement(suites, "testsuite", name="envcheck checks")
-    cases = 0
-    failures = 0
-    for rule in [*rules, *requirement_rules]:
+    cases = failures = skips = 0
+    for rule in RULES.values():
+        found = by_code.get(rule.code, [])
+        if not found and not _applies(rule.family, report):
+            continue
         case = ET.SubElement(
             checks,
             "testcase",
-            classname=f"envcheck.{rule.code.rstrip('0123456789').lower()}",
+            classname=f"envcheck.{rule.family.lower()}",
             name=f"{rule.code} {rule.name}",
         )
         cases += 1
-        found = by_code.get(rule.code, [])
-        errors = [f for f in found if f.severity == "error"]
+        errors = [f for f in found if f.severity is Severity.ERROR]
         if errors:
             failures += 1
             failure = ET.SubElement(case, "failure", message=errors[0].title, type=rule.code)
             failure.text = "\n\n".join(_finding_text(f) for f in errors)
         elif found:
             ET.SubElement(case, "system-out").text = "\n\n".join(_finding_text(f) for f in found)
+        elif rule.code in skipped:
+            skips += 1
+            ET.SubElement(case, "skipped", message=f"not judged: {skipped[rule.code]}")
     checks.set("tests", str(cases))
     checks.set("failures", str(failures))
-    if smoke:
-        suite = ET.SubElement(suites, "testsuite", name="envcheck smoke", tests=str(len(smoke)))
+    checks.set("skipped", str(skips))
+    if report.smoke:
+        suite = ET.SubElement(
+            suites, "testsuite", name="envcheck smoke", tests=str(len(report.smoke))
+        )
         bad = 0
-        for r in smoke:
+        for r in report.smoke:
             case = ET.SubElement(
                 suite,
                 "testcase",
@@ -102,12 +111,12 @@ def render_junit(
                 name=f"{r.name} {r.device}",
                 time=f"{r.duration_s:.3f}",
             )
-            if r.status in ("failed", "timed_out"):
+            if r.failed:
                 bad += 1
                 node = ET.SubElement(
                     case,
                     "failure",
-                    message=f"{r.status}: {(r.error or '').splitlines()[0] if r.error else ''}",
+                    message=f"{r.status.value}: {(r.error or '').splitlines()[0] if r.error else ''}",
                 )
                 node.text = "\n".join([r.error or "", *r.hints])
             elif r.status == "skipped":
@@ -119,6 +128,17 @@ def render_junit(
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
     )
+
+
+def _applies(family: str, report: Report) -> bool:
+    """Whether a rule is a check of this run (listed even when it found nothing)."""
+    if family == "SEL":
+        return False  # about the selection, not the machine
+    if family == "MSG":
+        return report.command == "diagnose"
+    if family == "REQ":
+        return report.requirements is not None
+    return True
 
 
 def _finding_text(f: Finding) -> str:
@@ -139,16 +159,16 @@ def _escape_property(text: str) -> str:
     return _escape(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotations(findings: List[Finding]) -> str:
+def github_annotations(report: Report) -> str:
     """One ::error / ::warning / ::notice line per finding."""
     level = {"error": "error", "warning": "warning", "info": "notice"}
     lines = []
-    for f in findings:
+    for f in report.findings:
         message = (
             f.title + (f"\n{f.fix}" if f.fix else "") + (f"\n$ {f.command}" if f.command else "")
         )
         lines.append(
-            f"::{level[f.severity]} title={_escape_property(f'envcheck {f.code}')}::{_escape(message)}"
+            f"::{level[f.severity.value]} title={_escape_property(f'envcheck {f.code}')}::{_escape(message)}"
         )
     return "\n".join(lines) + ("\n" if lines else "")
 

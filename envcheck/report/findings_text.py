@@ -1,29 +1,23 @@
-"""Findings as a terminal report and as a versioned JSON document."""
+"""A Report as the terminal report a person reads: findings with evidence and fix, the
+follow-ons under their root cause, the smoke results, one verdict."""
 
 from __future__ import annotations
 
 import shutil
 import textwrap
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from .._version import __version__
 from ..facts import Facts
-from ..findings import SEVERITIES, Finding
-from ..tables import Tables
+from ..findings import Finding
 from .style import Style
+
+if TYPE_CHECKING:
+    from ..core import Report
 
 REPORT_SCHEMA_VERSION = 1
 _COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 _MARK = {"error": "x", "warning": "!", "info": "i"}
-
-
-def summary(findings: List[Finding]) -> Dict[str, int]:
-    return {sev: sum(1 for f in findings if f.severity == sev) for sev in SEVERITIES}
-
-
-def ready(findings: List[Finding], strict: bool = False) -> bool:
-    bad = ("error", "warning") if strict else ("error",)
-    return not any(f.severity in bad for f in findings)
 
 
 def _machine_line(facts: Facts) -> str:
@@ -34,62 +28,93 @@ def _machine_line(facts: Facts) -> str:
     return f"{torch} · Python {facts.python.version} · {driver} · {gpu}"
 
 
-def render_findings(
-    facts: Facts,
-    findings: List[Finding],
-    tables: Tables,
-    color: bool = False,
-    strict: bool = False,
-    width: Optional[int] = None,
-    command: str = "check",
-) -> str:
+def _finding(f: Finding, s: Style, width: int, indent: str = "") -> List[str]:
+    sev = f.severity.value
+    head = s(f"{_MARK[sev]} {sev.upper()}", _COLOR[sev], "bold")
+    lines = [f"{indent}{head} {s(f.code, 'bold')} {f.title}"]
+    for item in f.evidence:
+        for i, part in enumerate(item.splitlines()):
+            lines.append(f"{indent}    {s('·' if i == 0 else ' ', 'dim')} {s(part, 'dim')}")
+    if f.fix:
+        wrapped = textwrap.wrap(f.fix, width=max(40, width - 9 - len(indent))) or [""]
+        lines.append(f"{indent}    {s('fix:', 'green')} {wrapped[0]}")
+        lines.extend(f"{indent}         {more}" for more in wrapped[1:])
+    if f.command:
+        for i, part in enumerate(f.command.splitlines()):
+            lines.append(f"{indent}    {s('$' if i == 0 else ' ', 'green')} {part}")
+    return lines
+
+
+def render_text(report: Report, color: bool = False, width: Optional[int] = None) -> str:
     """The terminal report; fixes are wrapped to ``width`` (the terminal's, at most 100)."""
     s = Style(color)
     if width is None:
         width = min(100, shutil.get_terminal_size((100, 24)).columns)
-    lines = [s(f"envcheck {__version__} {command}", "bold") + s(f"  {_machine_line(facts)}", "dim")]
+    facts = report.facts
+    lines = [
+        s(f"envcheck {__version__} {report.command}", "bold")
+        + s(f"  {_machine_line(facts)}", "dim")
+    ]
+    if report.diagnosis:
+        lines.append(f"Read from the text: {', '.join(report.diagnosis['read'])}")
     if facts.overrides:
         lines.append(s("overridden from the environment: " + ", ".join(facts.overrides), "yellow"))
-    for finding in findings:
-        sev = finding.severity
+    for root in report.roots:
         lines.append("")
-        head = s(f"{_MARK[sev]} {sev.upper()}", _COLOR[sev], "bold")
-        lines.append(f"{head} {s(finding.code, 'bold')} {finding.title}")
-        for item in finding.evidence:
-            if item:
-                for i, part in enumerate(item.splitlines()):
-                    lines.append(f"    {s('·' if i == 0 else ' ', 'dim')} {s(part, 'dim')}")
-        if finding.fix:
-            wrapped = textwrap.wrap(finding.fix, width=max(40, width - 9)) or [""]
-            lines.append(f"    {s('fix:', 'green')} {wrapped[0]}")
-            lines.extend(f"         {more}" for more in wrapped[1:])
-        if finding.command:
-            lines.append(f"    {s('$', 'green')} {finding.command}")
-    counts = summary(findings)
+        lines += _finding(root, s, width)
+        for follow in report.follow_ons(root):
+            lines.append(s(f"    follows from {root.code}:", "dim"))
+            lines += _finding(follow, s, width, indent="    ")
+    advice = report.install
+    if advice is not None and advice.command is None:
+        lines += ["", "No torch fits this machine for the install fix:"]
+        lines += [f"  - {c}" for c in advice.plan.conflicts]
+        lines += [f"  ways out: {w}" for w in advice.plan.ways_out]
+    if report.smoke:
+        from .smoke_text import result_lines
+
+        lines.append("")
+        lines += [line for r in report.smoke for line in result_lines(r, color)]
+    if report.diagnosis and report.diagnosis.get("missing"):
+        d = report.diagnosis
+        lines += [
+            "",
+            f"Not in the text: {', '.join(d['missing'])}; checks not run: {', '.join(d['not_judged'])}",
+        ]
+    if report.diagnosis:
+        lines += [f"note: {n}" for n in report.diagnosis.get("notes", [])]
     lines.append("")
-    verdict = "ready" if ready(findings, strict) else "not ready"
-    tone = "green" if verdict == "ready" else "red"
-    detail = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in counts.items())
-    as_of = min(f.as_of for f in tables.files.values())
+    counts = report.counts()
+    detail = ", ".join(f"{counts[sev]} {sev}{'s' if counts[sev] != 1 else ''}" for sev in _COLOR)
+    if counts["follow_on"]:
+        detail += f" (+{counts['follow_on']} that follow from them)"
+    tone = "green" if report.ready else "red"
     lines.append(
-        f"{s(verdict.upper(), tone, 'bold')}: {detail}  " + s(f"(tables as of {as_of})", "dim")
+        f"{s(str(report.verdict).upper(), tone, 'bold')}: {detail}  "
+        + s(f"(tables as of {report.tables_as_of})", "dim")
     )
     return "\n".join(lines) + "\n"
 
 
-def report_dict(
-    facts: Facts, findings: List[Finding], tables: Tables, strict: bool = False
-) -> Dict[str, Any]:
-    return {
+def report_dict(report: Report) -> Dict[str, Any]:
+    """The versioned JSON document (docs/facts.md, "The report")."""
+    out: Dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "envcheck_version": __version__,
-        "ready": ready(findings, strict),
-        "strict": strict,
-        "summary": summary(findings),
-        "findings": [f.to_dict() for f in findings],
-        "tables": {
-            name: {"as_of": t.as_of, "path": str(t.path), "builtin": t.builtin}
-            for name, t in tables.files.items()
-        },
-        "facts": facts.to_dict(),
+        "command": report.command,
+        "verdict": report.verdict.value,
+        "ready": report.ready,
+        "strict": report.strict,
+        "summary": report.counts(),
+        "findings": [f.to_dict() for f in report.findings],
+        "install": report.install.to_dict() if report.install else None,
+        "requirements": report.requirements,
+        "ignored": list(report.ignored),
+        "not_run": [{"code": n.code, "why": n.why} for n in report.not_run],
+        "smoke": [r.to_dict() for r in report.smoke],
+        "tables": {name: dict(t) for name, t in report.tables.items()},
+        "facts": report.facts.to_dict(),
     }
+    if report.diagnosis is not None:
+        out.update(report.diagnosis)
+    return out

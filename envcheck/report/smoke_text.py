@@ -1,15 +1,12 @@
-"""Smoke results as terminal lines, and as findings for `envcheck check --smoke`."""
+"""Smoke results as terminal lines (the core turns them into findings: envcheck.core)."""
 
 from __future__ import annotations
 
 from typing import List
 
-from ..checks.catalog import RULES
-from ..findings import Finding
 from ..smoke.runner import SmokeResult
 from .style import Style
 
-SMOKE_FAILED, SMOKE_TIMED_OUT = RULES["SMK001"], RULES["SMK002"]
 _COLOR = {"passed": "green", "failed": "red", "timed_out": "red", "skipped": "yellow"}
 
 
@@ -41,7 +38,7 @@ def summary_line(r: SmokeResult) -> str:
 
 def result_lines(r: SmokeResult, color: bool = False) -> List[str]:
     s = Style(color)
-    status = s(f"{r.status.replace('_', ' '):9}", _COLOR.get(r.status, "dim"), "bold")
+    status = s(f"{r.status.value.replace('_', ' '):9}", _COLOR.get(r.status.value, "dim"), "bold")
     lines = [f"{status} {r.name + ' ' + r.device:22} {r.duration_s:6.2f} s  {summary_line(r)}"]
     if r.status != "passed":
         for extra in (r.error or "").splitlines()[1:6]:
@@ -53,7 +50,7 @@ def result_lines(r: SmokeResult, color: bool = False) -> List[str]:
 
 def verdict_line(results: List[SmokeResult], color: bool = False) -> str:
     s = Style(color)
-    bad = [r for r in results if r.status in ("failed", "timed_out")]
+    bad = [r for r in results if r.failed]
     verdict = s("SMOKE PASSED", "green", "bold") if not bad else s("SMOKE FAILED", "red", "bold")
     return f"{verdict}: {len(results) - len(bad)} of {len(results)} tests passed"
 
@@ -61,25 +58,3 @@ def verdict_line(results: List[SmokeResult], color: bool = False) -> str:
 def render_results(results: List[SmokeResult], color: bool = False) -> str:
     lines = [line for r in results for line in result_lines(r, color)]
     return "\n".join([*lines, verdict_line(results, color)]) + "\n"
-
-
-def as_findings(results: List[SmokeResult]) -> List[Finding]:
-    out = []
-    for r in results:
-        if r.status == "failed":
-            out.append(
-                SMOKE_FAILED(
-                    f"smoke test {r.name} on {r.device} failed",
-                    [r.error or ""],
-                    "See the error; a kernel or library problem shows here first.",
-                )
-            )
-        elif r.status == "timed_out":
-            out.append(
-                SMOKE_TIMED_OUT(
-                    f"smoke test {r.name} on {r.device} hung",
-                    [r.error or ""],
-                    "Try: " + "; ".join(r.hints),
-                )
-            )
-    return out

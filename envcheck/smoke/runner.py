@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from .. import _proc
+from ..values import SmokeStatus
 from .worker import MARK
 
 HANG_HINTS = [
@@ -32,14 +33,29 @@ HANG_HINTS = [
 class SmokeResult:
     name: str
     device: str
-    status: str  # passed, failed, skipped, timed_out
+    status: SmokeStatus  # passed, failed, skipped, timed_out
     duration_s: float = 0.0
     figures: Dict[str, Any] = field(default_factory=dict)
     error: Optional[str] = None
     hints: List[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        try:
+            self.status = SmokeStatus(self.status)
+        except ValueError:  # a worker that reports nonsense has failed
+            self.error = f"the worker reported status {self.status!r}" + (
+                f": {self.error}" if self.error else ""
+            )
+            self.status = SmokeStatus.FAILED
+
+    @property
+    def failed(self) -> bool:
+        return self.status.is_failure
+
     def to_dict(self) -> Dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["status"] = self.status.value
+        return out
 
 
 Progress = Callable[[str, str, float, Optional[SmokeResult]], None]

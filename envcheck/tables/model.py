@@ -16,6 +16,8 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from ..values import ComputeCapability
+
 PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "macos-x86_64")
 
 
@@ -52,9 +54,9 @@ def minor_of(version: Version) -> str:
     return f"{version.major}.{version.minor}"
 
 
-def capability_key(cc: str) -> Tuple[int, int]:
-    major, _, minor = cc.partition(".")
-    return int(major), int(minor or 0)
+def capability_key(cc: str) -> ComputeCapability:
+    """The ordering value of a compute capability such as "8.9" (raises ValueError)."""
+    return ComputeCapability.parse(cc)
 
 
 @dataclass(frozen=True)
@@ -234,8 +236,27 @@ class Tables:
     # ---------------------------------------------------------------- CUDA and drivers
 
     def toolkit(self, cuda: Version) -> Optional[Toolkit]:
-        key = (cuda.major, cuda.minor)
-        return next((t for t in self.toolkits if (t.cuda.major, t.cuda.minor) == key), None)
+        key = Version(minor_of(cuda))
+        return next((t for t in self.toolkits if Version(minor_of(t.cuda)) == key), None)
+
+    def release_driver(self, cuda: Version, os_name: str) -> Optional[Version]:
+        """The driver CUDA ``cuda`` was released with on this OS: full support from here."""
+        toolkit = self.toolkit(cuda)
+        if toolkit is None:
+            return None
+        return toolkit.windows if os_name == "Windows" else toolkit.linux
+
+    def minor_compat_floor(self, cuda: Version, os_name: str) -> Optional[Version]:
+        """The oldest driver that runs every CUDA ``cuda.major``.x build on this OS through
+        minor-version compatibility. Where NVIDIA gives no exact floor for an OS (Windows,
+        CUDA 13) it states the family floor as a driver branch, which holds on every OS."""
+        compat = self.minor_compat.get(cuda.major)
+        if compat is None:
+            return None
+        floor = compat.windows if os_name == "Windows" else compat.linux
+        if floor is None and compat.branch:
+            return DriverVersion(str(compat.branch))
+        return floor
 
     def cuda_for_driver_branch(self, branch: int) -> Optional[str]:
         """CUDA version a driver branch reports; for an unlisted branch, the nearest below."""

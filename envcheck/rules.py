@@ -1,12 +1,80 @@
-"""Every finding code envcheck can report; docs/checks.md explains each one."""
+"""The one registry of finding codes: every rule envcheck can report, with its family, the
+facts it needs, whether an install fixes it, and what it follows from.
+
+Selection (``--ignore``), docs/checks.md, JUnit (which checks ran, which did not) and
+diagnose's "not judged" all read this table; nothing else lists codes.
+"""
 
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-from ..findings import Rule
+from .findings import Rule
 
-_RULES = [
+# The Facts sections each family needs (see Rule.needs). "torch_runtime" is there only
+# after the deep probe; "smoke", "requirements" and "text" are stages, not sections.
+_NEEDS: Dict[str, FrozenSet[str]] = {
+    "TRC": frozenset({"torch", "nvidia"}),
+    "DRV": frozenset({"nvidia"}),
+    "ARC": frozenset({"torch", "nvidia"}),
+    "PY": frozenset({"python", "system"}),
+    "PKG": frozenset({"torch"}),
+    "INS": frozenset({"torch", "python"}),
+    "RUN": frozenset({"torch_runtime"}),
+    "TK": frozenset({"toolkit", "torch"}),
+    "GPU": frozenset({"nvidia"}),
+    "SYS": frozenset({"system"}),
+    "MAC": frozenset({"system", "torch_runtime"}),
+    "TBL": frozenset(),
+    "SMK": frozenset({"smoke"}),
+    "REQ": frozenset({"requirements"}),
+    "MSG": frozenset({"text"}),
+    "INT": frozenset(),
+    "SEL": frozenset(),
+}
+# Fixed by installing other torch packages: the core attaches the one install plan.
+_INSTALL_FIX = {
+    "TRC001",
+    "TRC002",
+    "TRC003",
+    "DRV001",
+    "ARC001",
+    "PY001",
+    "PKG001",
+    "PKG002",
+    "PKG005",
+    "INS001",
+    "INS002",
+    "REQ001",
+    "REQ003",
+}
+_NO_TORCH = ("TRC003", "RUN001", "RUN002")
+# code -> the codes it follows from when they are present in the same report.
+_FOLLOWS: Dict[str, Tuple[str, ...]] = {
+    "SMK001": _NO_TORCH,
+    "SMK002": _NO_TORCH,
+    "RUN003": ("DRV001", "DRV003", "DRV004", "GPU001", "GPU005", "SYS005"),
+    "REQ001": ("TRC003",),
+    "REQ003": ("TRC001", "TRC003"),
+    "REQ004": ("RUN003", "DRV004", "GPU001", "GPU005"),
+    "REQ007": ("DRV004",),
+    "REQ008": ("TRC001", *_NO_TORCH),
+    "ARC002": ("ARC001",),
+}
+
+# A pasted message (MSG001, named by its id in compat_tables/messages.json) that is the
+# symptom of a finding the checks made from the same text follows from it.
+MESSAGE_FOLLOWS: Dict[str, Tuple[str, ...]] = {
+    "no-kernel-image": ("ARC001",),
+    "capability-not-compatible": ("ARC001",),
+    "torchvision-nms": ("PKG001", "PKG002"),
+    "driver-too-old": ("DRV001",),
+    "nvml-version-mismatch": ("DRV004",),
+    "not-compiled-with-cuda": ("TRC001",),
+    "dataloader-bus-error": ("SYS001",),
+}
+
+_RULES: List[Rule] = [
     # torch build versus the machine
     Rule(
         "TRC001", "cpu-build-with-gpu", "error", "a CPU-only torch on a machine with an NVIDIA GPU"
@@ -145,7 +213,69 @@ _RULES = [
         "warning",
         "something on this machine is newer than the tables know",
     ),
+    Rule(
+        "REQ001",
+        "torch-requirement",
+        "error",
+        "the installed torch is not what the project needs",
+    ),
+    Rule("REQ002", "python-requirement", "error", "Python is not what the project needs"),
+    Rule("REQ003", "cuda-requirement", "error", "torch's CUDA is older than the project needs"),
+    Rule("REQ004", "gpu-count", "error", "fewer GPUs than the project needs"),
+    Rule("REQ005", "gpu-memory", "error", "a GPU has less memory than the project needs"),
+    Rule("REQ006", "compute-capability", "error", "a GPU is older than the project needs"),
+    Rule("REQ007", "dtype-unsupported", "error", "a dtype the project needs is not supported"),
+    Rule(
+        "REQ008",
+        "backend-unavailable",
+        "error",
+        "a distributed backend the project needs is missing",
+    ),
+    # envcheck itself
+    Rule("MSG001", "pasted-error", "error", "an error message in the pasted text"),
+    Rule("INT001", "check-crashed", "warning", "an envcheck check failed (a bug)"),
+    Rule("SEL001", "unknown-code", "warning", "--ignore or ignore names no finding code"),
 ]
 
-RULES: Dict[str, Rule] = {r.code: r for r in _RULES}
+
+def _complete(rule: Rule) -> Rule:
+    return Rule(
+        rule.code,
+        rule.name,
+        rule.severity,
+        rule.summary,
+        needs=rule.needs or _NEEDS[rule.family],
+        install_fix=rule.code in _INSTALL_FIX,
+        follows=_FOLLOWS.get(rule.code, ()),
+    )
+
+
+RULES: Dict[str, Rule] = {r.code: _complete(r) for r in _RULES}
 assert len(RULES) == len(_RULES), "duplicate finding code"
+_BY_NAME: Dict[str, Rule] = {r.name: r for r in RULES.values()}
+assert len(_BY_NAME) == len(RULES), "duplicate finding name"
+
+
+def follows(code: str, name: str) -> Tuple[str, ...]:
+    """The codes a finding (code, and for a message its name) follows from."""
+    if code == "MSG001":
+        return MESSAGE_FOLLOWS.get(name, ())
+    rule = RULES.get(code)
+    return rule.follows if rule else ()
+
+
+def lookup(code_or_name: str) -> Optional[Rule]:
+    """A rule by code (any case) or name."""
+    key = code_or_name.strip()
+    return RULES.get(key.upper()) or _BY_NAME.get(key.lower())
+
+
+def family_rules(family: str) -> List[Rule]:
+    return [r for r in RULES.values() if r.family == family]
+
+
+def not_judged(available: Iterable[str]) -> List[Rule]:
+    """The rules that need something ``available`` lacks (a stage that did not run, a
+    section a pasted report did not contain)."""
+    have = set(available)
+    return [r for r in RULES.values() if not r.needs <= have]

@@ -1,0 +1,370 @@
+"""The core: ``envcheck.check(...) -> Report``, the one place every front end goes through.
+
+``envcheck check``, ``envcheck diagnose``, ``envcheck.require()`` and ``envcheck
+healthcheck --deep`` all call :func:`check`. It runs the checks, the project's
+requirements, the smoke tests and the pasted messages into one list of findings;
+applies the user's selection once (by code or name, for every family; an unknown
+code is itself a finding); groups the findings that follow from another under it
+(one root cause, one error); decides the install advice once, from the one
+resolver; and decides the verdict once. The result is a frozen :class:`Report`
+that formats render without judging anything.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from dataclasses import dataclass
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
+
+from .facts import Facts
+from .findings import Finding, sort_key
+from .rules import RULES, follows, lookup, not_judged
+from .values import Severity
+
+if TYPE_CHECKING:  # without importing these at run time: the static check stays fast
+    from .install import InstallPlan
+    from .requirements import Requirements
+    from .smoke.runner import SmokeResult
+    from .tables import Tables
+
+# Every live probe fills these sections; the deep probe adds torch_runtime.
+LIVE_SECTIONS = frozenset({"system", "python", "nvidia", "amd", "torch", "toolkit"})
+
+
+class Verdict(str, enum.Enum):
+    READY = "ready"
+    NOT_READY = "not ready"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The one install plan of a report, rendered for one manager."""
+
+    plan: InstallPlan
+    manager: str
+    command: Optional[str]  # None when nothing fits (the plan says why)
+    argv: Tuple[str, ...]  # the command as an argument list (pip and uv)
+    fixes: Tuple[str, ...]  # the codes of the findings it fixes
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "command": self.command,
+            "argv": list(self.argv),
+            "manager": self.manager,
+            "fixes": list(self.fixes),
+            "reason": self.plan.reasons[0] if self.plan.reasons else None,
+            "install_args": self.plan.wish.cli_args,
+            "plan": self.plan.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class NotRun:
+    code: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything one run decided. Formats render it; nothing here is recomputed there."""
+
+    command: str  # "check" or "diagnose"
+    facts: Facts
+    findings: Tuple[Finding, ...]  # sorted; selection applied; follow-ons carry caused_by
+    verdict: Verdict
+    strict: bool
+    tables_as_of: str
+    tables: Mapping[str, Mapping[str, Any]]  # name -> as_of, path, builtin
+    install: Optional[Advice] = None
+    smoke: Tuple[SmokeResult, ...] = ()
+    requirements: Optional[str] = None  # the file the project's requirements came from
+    ignored: Tuple[str, ...] = ()  # the codes the selection dropped
+    not_run: Tuple[NotRun, ...] = ()  # rules not judged, and why
+    diagnosis: Optional[Mapping[str, Any]] = None  # diagnose: what was read from the text
+
+    @property
+    def ready(self) -> bool:
+        return self.verdict is Verdict.READY
+
+    @property
+    def roots(self) -> Tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.caused_by is None)
+
+    def follow_ons(self, root: Finding) -> Tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.caused_by == root.code)
+
+    def counts(self) -> Dict[str, int]:
+        """Findings per severity, root causes only (follow-ons are counted apart)."""
+        out = {s.value: sum(1 for f in self.roots if f.severity is s) for s in Severity}
+        out["follow_on"] = len(self.findings) - len(self.roots)
+        return out
+
+    @property
+    def exit_code(self) -> int:
+        from . import exitcodes
+
+        return exitcodes.OK if self.ready else exitcodes.NOT_READY
+
+
+def selection(codes: Iterable[str]) -> Tuple[List[str], List[str]]:
+    """(rule codes, unknown entries) of ``--ignore`` values: codes or names, any case,
+    repeated or comma-separated."""
+    known: List[str] = []
+    unknown: List[str] = []
+    for item in codes:
+        for part in str(item).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            rule = lookup(part)
+            if rule is None:
+                unknown.append(part)
+            elif rule.code not in known:
+                known.append(rule.code)
+    return known, unknown
+
+
+def check(
+    *,
+    facts: Optional[Facts] = None,
+    tables: Optional[Tables] = None,
+    deep: bool = True,
+    timeout: float = 60.0,
+    python: Optional[str] = None,
+    show_ids: bool = False,
+    config: Optional[str] = None,
+    requirements: Union[Requirements, bool, None] = None,
+    ignore: Sequence[str] = (),
+    strict: bool = False,
+    smoke: Union[bool, Sequence[SmokeResult]] = False,
+    smoke_timeout: float = 120.0,
+    on_smoke: Optional[Callable[..., None]] = None,  # run_suite's progress callback
+    messages: Sequence[Finding] = (),
+    observed: Optional[Iterable[str]] = None,
+    manager: str = "pip",
+    command: str = "check",
+    diagnosis: Optional[Mapping[str, Any]] = None,
+) -> Report:
+    """Check a machine (this one, or ``facts`` from elsewhere) and decide everything once.
+
+    requirements: None finds [tool.envcheck] from the current folder (or ``config``);
+    False uses none; a Requirements value is used as given.
+    smoke: True runs the suite (so does a project's ``smoke`` list); a sequence of
+    results joins results already run.
+    observed: the Facts sections known (a pasted report); rules needing others are
+    not judged. Default: everything a live probe fills, torch_runtime when ``deep``.
+    Raises ConfigError (bad requirements), OverrideError / InterpreterError (a bad
+    override or ``python``) and TableError (unreadable tables).
+    """
+    from .checks import run_checks
+    from .requirements import evaluate, load_requirements
+
+    if tables is None:
+        from .tables import load_tables
+
+        tables = load_tables()
+    req: Optional[Requirements]
+    if requirements is None:
+        req = load_requirements(config)
+    elif requirements is False:
+        req = None
+    else:
+        req = requirements  # type: ignore[assignment]
+    live = facts is None
+    if facts is None:
+        from .probes import probe
+
+        facts = probe(deep=deep, timeout=timeout, python=python, show_ids=show_ids)
+    available = set(LIVE_SECTIONS if observed is None else observed)
+    if observed is None and (deep or not live) and facts.torch_runtime.status != "not_run":
+        available.add("torch_runtime")
+
+    findings: List[Finding] = list(run_checks(facts, tables))
+    if req is not None:
+        available.add("requirements")
+        findings += evaluate(req, facts)
+    results: Tuple[SmokeResult, ...] = ()
+    wanted_smoke = list(req.smoke) if req is not None else []
+    if smoke is True or wanted_smoke:
+        results = tuple(_run_smoke(facts, smoke_timeout, wanted_smoke, on_smoke))
+    elif smoke:
+        results = tuple(smoke)  # type: ignore[arg-type]
+    if results:
+        available.add("smoke")
+        findings += smoke_findings(results)
+    if messages:
+        available.add("text")
+        findings += list(messages)
+
+    skipped = not_judged(available)
+    skipped_codes = {r.code for r in skipped}
+    findings = [f for f in findings if f.code not in skipped_codes]
+
+    codes, unknown = selection(ignore)
+    from_config, unknown_config = selection(req.ignore if req is not None else ())
+    codes += [c for c in from_config if c not in codes]
+    findings = [f for f in findings if f.code not in codes]
+    for names, where in ((unknown, "--ignore"), (unknown_config, req.source if req else "")):
+        if names and "SEL001" not in codes:
+            findings.append(
+                RULES["SEL001"](
+                    f"Nothing to ignore by {', '.join(repr(u) for u in names)}: no such finding code",
+                    [f"{where}: {', '.join(names)}"],
+                    "Use a code or name from docs/checks.md (e.g. INS004 or no-virtual-environment).",
+                )
+            )
+
+    findings = _group(findings)
+    advice = _advice(facts, tables, findings, req, manager)
+    if advice is not None and advice.command:
+        first = next(f for f in findings if f.code == advice.fixes[0] and f.caused_by is None)
+        findings = [f.but(command=advice.command) if f is first else f for f in findings]
+    findings.sort(key=lambda f: (*sort_key(f), f.title))
+    bad = (Severity.ERROR, Severity.WARNING) if strict else (Severity.ERROR,)
+    verdict = Verdict.NOT_READY if any(f.severity in bad for f in findings) else Verdict.READY
+    why = {
+        "torch_runtime": "needs the deep probe (run without --no-deep)",
+        "smoke": "needs the smoke tests (--smoke)",
+        "requirements": "needs project requirements ([tool.envcheck])",
+        "text": "needs a pasted report",
+    }
+    not_run = tuple(
+        NotRun(
+            r.code,
+            next((why[n] for n in sorted(r.needs - available) if n in why), None)
+            or "needs " + ", ".join(sorted(r.needs - available)) + " (not in the facts)",
+        )
+        for r in skipped
+    )
+    return Report(
+        command=command,
+        facts=facts,
+        findings=tuple(findings),
+        verdict=verdict,
+        strict=strict,
+        tables_as_of=min(f.as_of for f in tables.files.values()),
+        tables={
+            name: {"as_of": t.as_of, "path": str(t.path), "builtin": t.builtin}
+            for name, t in tables.files.items()
+        },
+        install=advice,
+        smoke=results,
+        requirements=req.source if req is not None else None,
+        ignored=tuple(codes),
+        not_run=not_run,
+        diagnosis=diagnosis,
+    )
+
+
+def _group(findings: List[Finding]) -> List[Finding]:
+    """Mark each finding that follows from another present one, and raise each root to the
+    severity of what follows from it (a missing torch is an error once a required smoke
+    test fails for it)."""
+    present = {f.code for f in findings}
+    marked = []
+    for f in findings:
+        root = next((c for c in follows(f.code, f.name) if c in present), None)
+        marked.append(f.but(caused_by=root) if root else f)
+    worst: Dict[str, Severity] = {}
+    for f in marked:
+        if f.caused_by and f.severity.rank < worst.get(f.caused_by, Severity.INFO).rank:
+            worst[f.caused_by] = f.severity
+    return [
+        f.but(severity=worst[f.code])
+        if f.caused_by is None and f.code in worst and worst[f.code].rank < f.severity.rank
+        else f
+        for f in marked
+    ]
+
+
+def _advice(
+    facts: Facts,
+    tables: Tables,
+    findings: List[Finding],
+    req: Optional[Requirements],
+    manager: str,
+) -> Optional[Advice]:
+    """The one install plan: keep what is installed where it fits, else the least change
+    (and the project's torch specifier, when it has one)."""
+    from .install import installed_wish, plan_argv, render, resolve
+
+    fixes = [f for f in sorted(findings, key=sort_key) if RULES[f.code].install_fix]
+    roots = [f for f in fixes if f.caused_by is None] or fixes
+    if not roots:
+        return None
+    torch = str(req.torch) if req is not None and req.torch is not None else "latest"
+    plan = resolve(facts, tables, installed_wish(facts, torch=torch))
+    command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
+    argv = tuple(plan_argv(plan, manager, tables.uv_torch_backends)) if plan.ok else ()
+    return Advice(plan, manager, command, argv, tuple(f.code for f in roots))
+
+
+def smoke_findings(results: Sequence[SmokeResult]) -> List[Finding]:
+    """SMK001 for a failed test, SMK002 for one that hung."""
+    out = []
+    for r in results:
+        if r.status == "failed":
+            out.append(
+                RULES["SMK001"](
+                    f"smoke test {r.name} on {r.device} failed",
+                    [r.error or ""],
+                    "See the error; a kernel or library problem shows here first.",
+                )
+            )
+        elif r.status == "timed_out":
+            out.append(
+                RULES["SMK002"](
+                    f"smoke test {r.name} on {r.device} hung",
+                    [r.error or ""],
+                    "Try: " + "; ".join(r.hints),
+                )
+            )
+    return out
+
+
+def smoke_devices(facts: Optional[Facts], timeout: float) -> List[str]:
+    """The CUDA devices torch sees (from the deep probe, run now if it has not), else the CPU.
+
+    The smoke tests run in envcheck's own interpreter, which has envcheck's worker."""
+    rt = facts.torch_runtime if facts is not None else None
+    if (
+        rt is None
+        or rt.status != "ok"
+        or facts is None
+        or facts.python.executable != sys.executable
+    ):
+        from .probes.torch_deep import probe_torch_deep
+
+        rt = probe_torch_deep(sys.executable, timeout=timeout)
+    if rt.status == "ok" and rt.cuda_available and rt.device_count:
+        return [f"cuda:{i}" for i in range(rt.device_count)]
+    return ["cpu"]
+
+
+def _run_smoke(
+    facts: Facts, timeout: float, tests: Sequence[str], progress: Optional[Callable[..., None]]
+) -> List[SmokeResult]:
+    from .smoke.runner import DEFAULT_TESTS, run_suite
+
+    chosen = tuple(tests) if tests else DEFAULT_TESTS
+    devices = smoke_devices(facts, timeout)
+    return run_suite(devices, timeout=timeout, progress=progress, tests=chosen)
+
+
+__all__ = ["Advice", "NotRun", "Report", "Verdict", "check", "selection", "smoke_findings"]

@@ -1,0 +1,330 @@
+"""Small immutable values with one parser each: Severity, SmokeStatus, Variant, Platform,
+ComputeCapability and Arch.
+
+packaging's ``Version`` is the model: parse once at the boundary, then compare,
+sort and print values, never re-parse strings with a regex or compare tuples.
+Each type's ``str()`` is the form PyTorch and NVIDIA print, and parses back to an
+equal value. The tables keep the strings (they are data people edit); code that
+decides something parses them here.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Any, Optional, Tuple
+
+from packaging.version import Version
+
+__all__ = ["Arch", "ComputeCapability", "Platform", "Severity", "SmokeStatus", "Variant"]
+
+
+class Severity(str, enum.Enum):
+    """How bad a finding is. A ``str`` enum, so JSON and old callers see "error"."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        try:
+            return cls(str(text).strip().lower())
+        except ValueError:
+            raise ValueError(f"{text!r} is not a severity (error, warning, info)") from None
+
+    @property
+    def rank(self) -> int:
+        """0 for the most severe: the order reports list findings in."""
+        return _SEVERITY_ORDER.index(self)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_SEVERITY_ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
+
+
+class SmokeStatus(str, enum.Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    TIMED_OUT = "timed_out"
+
+    @property
+    def is_failure(self) -> bool:
+        return self in (SmokeStatus.FAILED, SmokeStatus.TIMED_OUT)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_VARIANT = re.compile(r"^(?:(cpu|xpu)|cu(\d{2,3})|rocm(\d+(?:\.\d+)*))$")
+# A local label such as "cpu.cxx11.abi" (old Linux CPU builds) or "cu121.with.pypi.cudnn".
+_LABEL = re.compile(r"^(cpu|xpu|cu\d{2,3}|rocm\d+(?:\.\d+)*)(?:[.-].*)?$")
+
+
+class Variant:
+    """A wheel variant: ``cpu``, ``cu128`` (CUDA 12.8), ``rocm6.2``, ``xpu``.
+
+    Variants of one kind order by their CUDA or ROCm version.
+    """
+
+    __slots__ = ("kind", "version")
+
+    def __init__(self, kind: str, version: Optional[Version] = None) -> None:
+        self.kind = kind  # cpu, cuda, rocm, xpu
+        self.version = version  # the CUDA or ROCm version; None for cpu and xpu
+
+    @classmethod
+    def parse(cls, text: str) -> Variant:
+        match = _VARIANT.match(str(text).strip())
+        if not match:
+            raise ValueError(f"{text!r} is not a variant (cpu, cuXYZ, rocmX.Y, xpu)")
+        plain, cuda, rocm = match.groups()
+        if plain:
+            return cls(plain)
+        if cuda:
+            return cls("cuda", Version(f"{cuda[:-1]}.{cuda[-1]}"))
+        return cls("rocm", Version(rocm))
+
+    @classmethod
+    def maybe(cls, text: Optional[str]) -> Optional[Variant]:
+        try:
+            return cls.parse(text) if text else None
+        except ValueError:
+            return None
+
+    @classmethod
+    def from_label(cls, label: Optional[str]) -> Optional[Variant]:
+        """The variant a local version label names (``cpu.cxx11.abi`` is cpu), else None."""
+        match = _LABEL.match(label or "")
+        return cls.parse(match.group(1)) if match else None
+
+    @classmethod
+    def for_cuda(cls, cuda: Version) -> Variant:
+        return cls("cuda", Version(f"{cuda.major}.{cuda.minor}"))
+
+    @property
+    def cuda(self) -> Optional[Version]:
+        return self.version if self.kind == "cuda" else None
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.kind == "cuda"
+
+    @property
+    def is_rocm(self) -> bool:
+        return self.kind == "rocm"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.kind == "cpu"
+
+    def __str__(self) -> str:
+        if self.kind == "cuda" and self.version is not None:
+            return f"cu{self.version.major}{self.version.minor}"
+        if self.kind == "rocm":
+            return f"rocm{self.version}"
+        return self.kind
+
+    def __repr__(self) -> str:
+        return f"Variant({str(self)!r})"
+
+    def _key(self) -> Tuple[str, Version]:
+        return (self.kind, self.version or Version("0"))
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, str):
+            other = Variant.maybe(other)
+        return isinstance(other, Variant) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __lt__(self, other: Variant) -> bool:
+        return self._key() < other._key()
+
+
+_OS = {"linux": "linux", "windows": "windows", "macos": "macos"}
+_ARCHES = ("x86_64", "aarch64", "arm64")
+_MACHINE = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+
+
+class Platform:
+    """Where a wheel runs: ``linux-x86_64``, ``linux-aarch64``, ``windows-x86_64``,
+    ``macos-arm64``, ``macos-x86_64`` (the names PyTorch's matrices use)."""
+
+    __slots__ = ("arch", "os")
+
+    def __init__(self, os: str, arch: str) -> None:
+        self.os = os  # linux, windows, macos
+        self.arch = arch  # x86_64, aarch64, arm64 (macOS's name for aarch64)
+
+    @classmethod
+    def parse(cls, text: str) -> Platform:
+        os_name, _, arch = str(text).strip().partition("-")
+        if os_name not in _OS or arch not in _ARCHES:
+            raise ValueError(f"{text!r} is not a platform like linux-x86_64")
+        return cls(os_name, arch)
+
+    @classmethod
+    def of(cls, os_name: Optional[str], machine: Optional[str]) -> Optional[Platform]:
+        """The wheel platform of ``platform.system()`` and ``platform.machine()``, or None
+        where PyTorch publishes no wheels (32-bit, Windows on ARM before it had any, ...)."""
+        arch = _MACHINE.get((machine or "").lower())
+        if arch is None:
+            return None
+        if os_name == "Linux":
+            return cls("linux", arch)
+        if os_name == "Darwin":
+            return cls("macos", "arm64" if arch == "aarch64" else "x86_64")
+        if os_name == "Windows" and arch == "x86_64":
+            return cls("windows", arch)
+        return None
+
+    @property
+    def is_macos(self) -> bool:
+        return self.os == "macos"
+
+    @property
+    def is_windows(self) -> bool:
+        return self.os == "windows"
+
+    @property
+    def is_linux(self) -> bool:
+        return self.os == "linux"
+
+    @property
+    def machine(self) -> str:
+        """The machine name the tables key aarch64 arch lists by."""
+        return "aarch64" if self.arch in ("aarch64", "arm64") else self.arch
+
+    def __str__(self) -> str:
+        return f"{self.os}-{self.arch}"
+
+    def __repr__(self) -> str:
+        return f"Platform({str(self)!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, str):
+            return str(self) == other
+        return isinstance(other, Platform) and (self.os, self.arch) == (other.os, other.arch)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+_CC = re.compile(r"^(\d{1,2})\.(\d)$")
+_ARCH = re.compile(r"^(sm|compute)_(\d{2,3})([af]?)$")
+
+
+class ComputeCapability:
+    """A GPU's compute capability, ``8.9``; its SASS name is ``sm_89``."""
+
+    __slots__ = ("major", "minor")
+
+    def __init__(self, major: int, minor: int) -> None:
+        self.major = major
+        self.minor = minor
+
+    @classmethod
+    def parse(cls, text: str) -> ComputeCapability:
+        match = _CC.match(str(text).strip())
+        if not match:
+            raise ValueError(f"{text!r} is not a compute capability like 8.9")
+        return cls(int(match.group(1)), int(match.group(2)))
+
+    @classmethod
+    def maybe(cls, text: Optional[str]) -> Optional[ComputeCapability]:
+        try:
+            return cls.parse(text) if text else None
+        except ValueError:
+            return None
+
+    @classmethod
+    def from_number(cls, digits: str) -> ComputeCapability:
+        """``89`` (as in sm_89, or "sm_89 is not compatible") -> 8.9."""
+        if not digits.isdigit() or len(digits) < 2:
+            raise ValueError(f"{digits!r} is not an sm number like 89")
+        return cls(int(digits[:-1]), int(digits[-1]))
+
+    @property
+    def number(self) -> int:
+        return self.major * 10 + self.minor
+
+    @property
+    def sm(self) -> str:
+        return f"sm_{self.number}"
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    def __repr__(self) -> str:
+        return f"ComputeCapability({str(self)!r})"
+
+    def _key(self) -> Tuple[int, int]:
+        return (self.major, self.minor)
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, str):
+            other = ComputeCapability.maybe(other)
+        return isinstance(other, ComputeCapability) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __lt__(self, other: ComputeCapability) -> bool:
+        return self._key() < other._key()
+
+    def __le__(self, other: ComputeCapability) -> bool:
+        return self._key() <= other._key()
+
+    def __gt__(self, other: ComputeCapability) -> bool:
+        return self._key() > other._key()
+
+    def __ge__(self, other: ComputeCapability) -> bool:
+        return self._key() >= other._key()
+
+
+class Arch:
+    """An entry of a build's arch list: ``sm_90`` (SASS), ``sm_90a`` (arch-specific SASS),
+    ``compute_90`` (PTX, JIT-compiled by the driver for that capability and newer)."""
+
+    __slots__ = ("capability", "kind", "suffix")
+
+    def __init__(self, kind: str, capability: ComputeCapability, suffix: str = "") -> None:
+        self.kind = kind  # sm or compute
+        self.capability = capability
+        self.suffix = suffix  # "", "a" or "f"
+
+    @classmethod
+    def parse(cls, text: str) -> Arch:
+        match = _ARCH.match(str(text).strip())
+        if not match:
+            raise ValueError(f"{text!r} is not an arch like sm_90 or compute_90")
+        kind, digits, suffix = match.groups()
+        return cls(kind, ComputeCapability.from_number(digits), suffix)
+
+    @classmethod
+    def maybe(cls, text: str) -> Optional[Arch]:
+        try:
+            return cls.parse(text)
+        except ValueError:
+            return None
+
+    @property
+    def is_ptx(self) -> bool:
+        return self.kind == "compute"
+
+    def __str__(self) -> str:
+        return f"{self.kind}_{self.capability.number}{self.suffix}"
+
+    def __repr__(self) -> str:
+        return f"Arch({str(self)!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Arch) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))

@@ -1,0 +1,24 @@
+"""pytest configuration shared by every test module (helpers live in tests/fixtures.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fixtures import TABLES, profile
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "slow: runs real torch children or package managers (deselect: -m 'not slow')"
+    )
+
+
+@pytest.fixture
+def tables():
+    """The frozen fixture tables."""
+    return TABLES
+
+
+@pytest.fixture
+def load_profile():
+    return profile
