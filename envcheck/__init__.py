@@ -15,9 +15,18 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from .core import Report
     from .facts import Facts
 
-__all__ = ["Facts", "RequirementError", "__version__", "probe", "require"]
+__all__ = ["Facts", "Report", "RequirementError", "__version__", "check", "probe", "require"]
+
+
+def check(**kwargs: Any) -> Report:
+    """Check this machine (or ``facts=``) and decide once: findings, verdict, install advice.
+    See :func:`envcheck.core.check`; ``envcheck check`` is a thin layer over it."""
+    from .core import check as _check
+
+    return _check(**kwargs)
 
 
 def probe(**kwargs: Any) -> Facts:
@@ -40,6 +49,10 @@ def __getattr__(name: str) -> Any:
         from .facts import Facts
 
         return Facts
+    if name == "Report":
+        from .core import Report
+
+        return Report
     if name == "RequirementError":
         from .requirements import RequirementError
 

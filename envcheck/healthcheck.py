@@ -118,15 +118,19 @@ def check(
 
 
 def _deep(gpus, timeout: float) -> List[str]:
+    """A tiny matmul in a child, judged by the core like every smoke result."""
+    from .core import check as core_check
+    from .facts import Facts
     from .smoke.runner import run_one
 
     device = "cuda:0" if gpus else "cpu"
     result = run_one("health", device, timeout)
-    if result.status != "passed":
-        return [
-            f"matmul on {device} {result.status}: {(result.error or '').splitlines()[0] if result.error else ''}"
-        ]
-    return []
+    report = core_check(facts=Facts(), smoke=[result], requirements=False, observed=())
+    return [
+        f"matmul on {device} {result.status}: {(result.error or '').splitlines()[0] if result.error else ''}"
+        for f in report.findings
+        if f.code in ("SMK001", "SMK002")
+    ]
 
 
 class _BadOption(Exception):

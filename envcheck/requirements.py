@@ -365,8 +365,12 @@ def require(**wishes: Any) -> Facts:
     if dtypes:
         raw["dtypes"] = dtypes
     req = parse_requirements(raw, "envcheck.require()")
-    facts = probe(deep=req.needs_deep)
-    unmet = evaluate(req, facts)
+    from .core import check
+
+    report = check(facts=probe(deep=req.needs_deep), requirements=req)
+    unmet = [f for f in report.findings if f.code.startswith("REQ")]
+    causes = {f.caused_by for f in unmet if f.caused_by}
+    unmet = [f for f in report.findings if f.code in causes] + unmet  # the root cause first
     if unmet:
         raise RequirementError(unmet)
-    return facts
+    return report.facts

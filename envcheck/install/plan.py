@@ -528,8 +528,8 @@ def _local_labels(plan: InstallPlan, facts: Facts, platform: Platform) -> None:
     variant = Variant.parse(plan.variant)
     for package in plan.packages:
         have = _parse(installed.get(package.name))
-        if have is None or Version(have.base_version) != Version(package.version):
-            continue
+        if have is None or Version(have.public) != Version(package.version):
+            continue  # another version (a pre-release, a nightly): pip replaces it anyway
         have_variant = (
             torch_variant(facts) if package.name == "torch" else builds.variant(str(have))
         )
