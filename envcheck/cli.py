@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from typing import Optional
+from typing import Any, Dict, List, Optional
 
 import click
 
@@ -601,12 +601,13 @@ def explain(ctx, message) -> None:
             "envcheck does not recognise this message (see `envcheck tables` for the catalogue's age)."
         )
         ctx.exit(exitcodes.NOT_READY)
+        return
     for finding in result.findings:
         click.echo(f"{finding.name}: {finding.title}")
         click.echo(f"  matched: {finding.evidence[0]}")
         click.echo(f"  {finding.fix}")
     f = result.facts
-    carried = [
+    maybe = [
         f"the driver supports CUDA {f.nvidia.cuda_driver_version}"
         if f.nvidia.cuda_driver_version
         else None,
@@ -614,7 +615,7 @@ def explain(ctx, message) -> None:
         f"nvcc is CUDA {f.toolkit.nvcc_version}" if f.toolkit.nvcc_version else None,
         f"torch was built with CUDA {f.torch.cuda}" if f.torch.cuda else None,
     ]
-    carried = [c for c in carried if c]
+    carried: List[str] = [c for c in maybe if c]
     if carried:
         click.echo("  facts in the message: " + "; ".join(carried))
 
@@ -632,7 +633,7 @@ def tables(ctx: click.Context, as_json: bool) -> None:
     ages = t.age_days(today)
     newest = t.newest_release
     toolkits = [str(k.cuda) for k in t.toolkits]
-    info = {
+    info: Dict[str, Dict[str, Any]] = {
         "torch_releases": {
             "releases": len(t.releases),
             "range": f"{t.releases[0].minor} to {newest.minor}",

@@ -157,12 +157,12 @@ def sm_name(capability: str) -> str:
 def gpu_capabilities(facts: Facts) -> List[Tuple[str, str]]:
     """(name, capability) of every NVIDIA GPU, from NVML, else as torch saw them."""
     gpus = [(g.name or f"GPU {g.index}", g.compute_capability) for g in facts.nvidia.gpus]
-    known = [(n, c) for n, c in gpus if ComputeCapability.maybe(c)]
+    known = [(n, c) for n, c in gpus if c and ComputeCapability.maybe(c)]
     if known:
         return known
     rt = facts.torch_runtime
     devices = [(d.name or f"cuda:{d.index}", d.capability) for d in rt.devices]
-    return [(n, c) for n, c in devices if ComputeCapability.maybe(c)]
+    return [(n, c) for n, c in devices if c and ComputeCapability.maybe(c)]
 
 
 def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], str]:

@@ -10,7 +10,7 @@ badly or may break", ``info`` is worth knowing. Every rule lives in one registry
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Dict, FrozenSet, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Optional, Sequence, Tuple, Union
 
 from .values import Severity
 
@@ -21,7 +21,8 @@ SEVERITIES = tuple(s.value for s in Severity)
 class Rule:
     code: str  # "DRV001"
     name: str  # "driver-too-old"
-    severity: Severity  # the usual severity; a check may raise or lower it for one finding
+    # the usual severity (given as "error" or Severity.ERROR); a check may change it per finding
+    severity: Union[Severity, str]
     summary: str  # what the rule is about, one line
     # The Facts sections (and stages: "torch_runtime" needs the deep probe, "smoke" the
     # smoke tests, "requirements" a project config, "text" a pasted report) the rule needs;
@@ -50,7 +51,7 @@ class Rule:
         return Finding(
             code=self.code,
             name=self.name,
-            severity=Severity.parse(severity) if severity else self.severity,
+            severity=Severity.parse(severity or self.severity),
             title=title,
             evidence=tuple(evidence),
             fix=fix,
@@ -62,7 +63,7 @@ class Rule:
 class Finding:
     code: str
     name: str
-    severity: Severity
+    severity: Severity  # given as a string, stored as a Severity
     title: str
     evidence: Tuple[str, ...] = ()
     fix: Optional[str] = None

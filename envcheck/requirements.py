@@ -152,7 +152,7 @@ def _toml(path: Path) -> Dict[str, Any]:
     if sys_version() >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.9/3.10
-        import tomli as tomllib
+        import tomli as tomllib  # type: ignore[no-redef]
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
@@ -310,12 +310,12 @@ def evaluate(req: Requirements, facts: Facts) -> List[Finding]:
                 )
             )
     if req.backend is not None:
-        have, how = _backends(facts)
-        if req.backend not in have:
+        backends, how = _backends(facts)
+        if req.backend not in backends:
             out.append(
                 RULES["REQ008"](
                     f"torch.distributed backend {req.backend} is {where}, but not available",
-                    [f"available ({how}): {', '.join(have) or 'none'}"],
+                    [f"available ({how}): {', '.join(backends) or 'none'}"],
                     "NCCL needs a CUDA build of torch on Linux; gloo comes with every build.",
                 )
             )

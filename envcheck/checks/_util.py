@@ -62,7 +62,7 @@ def what_fits(facts: Facts, tables: Tables) -> str:
         if release and platform and has_nvidia_gpu(facts)
         else None
     )
-    if upgrade is not None and not plan.variant.startswith(str(upgrade[0])):
+    if upgrade is not None and plan.variant != str(upgrade[0]):
         text += (
             f" Or keep torch {version.base_version}: upgrade the driver to {upgrade[1]} or "
             f"newer for its {upgrade[0]} build."

@@ -94,7 +94,7 @@ def _companions(facts: Facts, tables: Tables) -> List[Finding]:
             installed = Version(pkg.version)
         except InvalidVersion:
             continue
-        if release is not None:
+        if release is not None and version is not None:
             expected = release.companion(pkg.name, version)
             allowed = release.compatible.get(pkg.name)
             base = Version(installed.base_version)

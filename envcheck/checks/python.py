@@ -10,6 +10,7 @@ from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
+from ..values import Platform
 from ._util import torch_version
 
 
@@ -73,7 +74,7 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     return findings
 
 
-def _python_advice(tables: Tables, platform: str) -> str:
+def _python_advice(tables: Tables, platform: Platform) -> str:
     newest = next((r for r in reversed(tables.releases) if platform in r.platforms), None)
     if newest is None:
         return "Use another platform."

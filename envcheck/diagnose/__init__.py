@@ -18,7 +18,7 @@ from ..probes.nvidia import cuda_version_from_int
 from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import MessageRule
-from ..values import ComputeCapability
+from ..values import ComputeCapability, Severity
 from .parsers import Reading, clean, read_collect_env, read_json, read_nvidia_smi
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
             Finding(
                 MESSAGE.code,
                 rule.id,
-                MESSAGE.severity,
+                Severity.parse(MESSAGE.severity),
                 rule.title,
                 tuple(evidence),
                 f"{rule.cause} {rule.fix}",

@@ -170,6 +170,13 @@ def installed_wish(facts: Facts, torch: str = "latest", **kw: Any) -> Wish:
     return Wish(torch=torch, near=str(version) if version else None, **kw)
 
 
+def _cuda(variant: Variant) -> Version:
+    """The CUDA version of a variant taken from a table's CUDA list."""
+    if variant.cuda is None:
+        raise ValueError(f"{variant} is not a CUDA variant")
+    return variant.cuda
+
+
 def _parse(text: Optional[str]) -> Optional[Version]:
     try:
         return Version(text) if text else None
@@ -363,7 +370,7 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
         if wanted.is_cuda and gpu:
             verdict = driver_verdict(
                 tables,
-                wanted.cuda,
+                _cuda(wanted),
                 facts.nvidia.driver_version,
                 facts.system.os,
                 facts.nvidia.cuda_driver_version,
@@ -382,7 +389,7 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
     variant, reasons = best_cuda_variant(facts, tables, release, platform, prefer, version)
     if variant is None:
         return None, "; ".join(reasons) or "no CUDA variant fits"
-    cuda = variant.cuda
+    cuda = _cuda(variant)
     verdict = driver_verdict(
         tables, cuda, facts.nvidia.driver_version, facts.system.os, facts.nvidia.cuda_driver_version
     )
@@ -429,7 +436,7 @@ def best_cuda_variant(
     for variant in variants:
         verdict = driver_verdict(
             tables,
-            variant.cuda,
+            _cuda(variant),
             facts.nvidia.driver_version,
             facts.system.os,
             facts.nvidia.cuda_driver_version,
@@ -437,7 +444,7 @@ def best_cuda_variant(
         if verdict.level == "too_old":
             reasons.append(f"{variant}: {verdict.basis}")
             continue
-        arches = release.arch_list(str(variant), platform.machine)
+        arches: Optional[Sequence[str]] = release.arch_list(str(variant), platform.machine)
         if this_build and variant == prefer:
             arches = build_arch_list(facts, tables)[0] or arches
         if arches is not None:
@@ -466,7 +473,7 @@ def driver_upgrade(
             continue
         if any(arch_coverage(tables, arches, cc).level == "none" for _, cc in caps):
             continue
-        floor = tables.minor_compat_floor(variant.cuda, facts.system.os)
+        floor = tables.minor_compat_floor(_cuda(variant), facts.system.os)
         if floor is not None:
             return variant, str(floor)
     return None
@@ -490,7 +497,7 @@ def _rocm_variant(facts, release, version, platform):
 def _companions(
     plan: InstallPlan, facts: Facts, release: Release, version: Version, wish: Wish
 ) -> None:
-    names = wish.companions
+    names: Optional[Sequence[str]] = wish.companions
     if names is None:
         names = tuple(p.name for p in facts.torch.companions if p.name in COMPANIONS)
     for name in names:

@@ -93,7 +93,7 @@ def render(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> 
 
 def _conda(plan: InstallPlan) -> str:
     """The pytorch channel stopped after 2.5; conda-forge builds after that."""
-    version = Version(plan.torch)
+    version = Version(plan.torch or "0")
     names = {"torch": "pytorch"}
     specs = [f"{names.get(p.name, p.name)}=={p.version}" for p in plan.packages]
     variant = Variant.parse(plan.variant or "cpu")

@@ -58,7 +58,7 @@ def render_markdown(report: Report) -> str:
         ]
         for r in report.smoke:
             lines.append(
-                f"| {r.name} | {r.device} | {r.status.value} | {r.duration_s:.2f} | {_md_cell(summary_line(r))} |"
+                f"| {r.name} | {r.device} | {r.status!s} | {r.duration_s:.2f} | {_md_cell(summary_line(r))} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -116,7 +116,7 @@ def render_junit(report: Report) -> str:
                 node = ET.SubElement(
                     case,
                     "failure",
-                    message=f"{r.status.value}: {(r.error or '').splitlines()[0] if r.error else ''}",
+                    message=f"{r.status!s}: {(r.error or '').splitlines()[0] if r.error else ''}",
                 )
                 node.text = "\n".join([r.error or "", *r.hints])
             elif r.status == "skipped":

@@ -38,7 +38,7 @@ def summary_line(r: SmokeResult) -> str:
 
 def result_lines(r: SmokeResult, color: bool = False) -> List[str]:
     s = Style(color)
-    status = s(f"{r.status.value.replace('_', ' '):9}", _COLOR.get(r.status.value, "dim"), "bold")
+    status = s(f"{str(r.status).replace('_', ' '):9}", _COLOR.get(str(r.status), "dim"), "bold")
     lines = [f"{status} {r.name + ' ' + r.device:22} {r.duration_s:6.2f} s  {summary_line(r)}"]
     if r.status != "passed":
         for extra in (r.error or "").splitlines()[1:6]:

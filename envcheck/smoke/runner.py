@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .. import _proc
 from ..values import SmokeStatus
@@ -33,7 +33,7 @@ HANG_HINTS = [
 class SmokeResult:
     name: str
     device: str
-    status: SmokeStatus  # passed, failed, skipped, timed_out
+    status: Union[SmokeStatus, str]  # passed, failed, skipped, timed_out (stored as SmokeStatus)
     duration_s: float = 0.0
     figures: Dict[str, Any] = field(default_factory=dict)
     error: Optional[str] = None
@@ -50,11 +50,11 @@ class SmokeResult:
 
     @property
     def failed(self) -> bool:
-        return self.status.is_failure
+        return SmokeStatus(self.status).is_failure
 
     def to_dict(self) -> Dict[str, Any]:
         out = asdict(self)
-        out["status"] = self.status.value
+        out["status"] = SmokeStatus(self.status).value
         return out
 
 
