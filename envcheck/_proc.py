@@ -65,7 +65,7 @@ class Child:
         if os.name == "posix":
             kwargs["start_new_session"] = True
         else:  # pragma: no cover - Windows
-            kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+            kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]  # Windows only
         self._proc = subprocess.Popen(
             self.argv,
             stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,

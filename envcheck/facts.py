@@ -369,7 +369,7 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
             raise FactsError(f"{path}: expected an object, got {_kind(value)}")
         _, item = typing.get_args(tp)
         return {str(k): _convert(item, v, f"{path}.{k}") for k, v in value.items()}
-    if dataclasses.is_dataclass(tp):
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         return _build(tp, value, path)
     if tp is bool:
         if not isinstance(value, bool):

@@ -79,9 +79,9 @@ def check(
             and not nv.device_nodes
             and nv.nvml.error in ("library_not_found", "driver_not_loaded")
         ):
-            problems = _deep([], timeout) if deep else []
-            if problems:
-                return UNHEALTHY, "unhealthy: " + "; ".join(problems)
+            failures = _deep([], timeout) if deep else []
+            if failures:
+                return UNHEALTHY, "unhealthy: " + "; ".join(failures)
             suffix = ", matmul ok" if deep else ""
             return HEALTHY, "healthy: no NVIDIA GPU here, none expected" + suffix
         return UNHEALTHY, f"unhealthy: NVML {nv.nvml.error}: {nv.nvml.message}"

@@ -7,12 +7,6 @@ import pytest
 from tests.fixtures import TABLES, profile
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "slow: runs real torch children or package managers (deselect: -m 'not slow')"
-    )
-
-
 @pytest.fixture
 def tables():
     """The frozen fixture tables."""

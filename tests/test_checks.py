@@ -48,7 +48,9 @@ EXPECTED = {
     ),
     "windows-cpu-default": (
         [("error", "TRC001")],
-        {"TRC001": "pip install torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128"},
+        {
+            "TRC001": "pip install torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128"
+        },
     ),
     "shadowed-cudnn": ([("error", "RUN001"), ("info", "ARC004")], {}),
 }

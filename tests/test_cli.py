@@ -193,7 +193,14 @@ def test_check_json_report() -> None:
     assert report["summary"]["error"] >= 1
     (trc,) = [f for f in report["findings"] if f["code"] == "TRC001"]
     assert set(trc) == {
-        "code", "name", "severity", "title", "evidence", "fix", "command", "caused_by"
+        "code",
+        "name",
+        "severity",
+        "title",
+        "evidence",
+        "fix",
+        "command",
+        "caused_by",
     }
     assert report["verdict"] == "not ready" and report["install"]["fixes"] == ["TRC001"]
     assert report["install"]["command"] == trc["command"]

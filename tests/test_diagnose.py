@@ -167,7 +167,10 @@ def test_corpus(name: str) -> None:
 
 def test_missing_facts_are_said_not_guessed() -> None:
     diagnosis = diagnose_text(read("nvidia_smi_h100.txt"), TABLES)
-    assert "torch version and build" in diagnosis.diagnosis["missing"] and "Python version" in diagnosis.diagnosis["missing"]
+    assert (
+        "torch version and build" in diagnosis.diagnosis["missing"]
+        and "Python version" in diagnosis.diagnosis["missing"]
+    )
     assert {"TRC", "ARC", "PY", "PKG"} <= set(diagnosis.diagnosis["not_judged"])
     assert not any(f.code.startswith(("TRC", "PY", "INS")) for f in diagnosis.findings)
 

@@ -55,7 +55,7 @@ def loaded_libraries():
 
 def main():
     faulthandler.enable()
-    errors = {}
+    errors = {}  # type: dict
     emit(stage="import")
     try:
         import torch

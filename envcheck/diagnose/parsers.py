@@ -69,6 +69,8 @@ def read_json(text: str) -> Optional[Facts]:
     if not isinstance(data, dict):
         return None
     doc = data.get("facts") if isinstance(data.get("facts"), dict) else data
+    if not isinstance(doc, dict):
+        return None
     if "system" not in doc and "nvidia" not in doc and "torch" not in doc:
         return None
     try:
@@ -136,7 +138,7 @@ def read_collect_env(text: str, reading: Reading) -> bool:
                 continue
         match = _KEY_LINE.match(stripped)
         key = _KEYS.get(match.group(1).strip().lower()) if match else None
-        if key:
+        if key and match:
             fields[key] = match.group(2).strip()
             current = key if key in extra else None
             if key in extra and fields[key]:
@@ -366,7 +368,7 @@ def _read_csv(text: str, reading: Reading) -> bool:
         if "name" in cells and (known & cells or any(c.startswith("memory.total") for c in cells)):
             rows = list(csv.reader(io.StringIO("\n".join(lines[i : i + 65]))))
             header = [h.strip().lower() for h in rows[0]]
-            gpus = []
+            gpus: List[GpuFacts] = []
             for row in rows[1:]:
                 if len(row) != len(header):
                     break

@@ -47,7 +47,7 @@ def probe_nvidia(
 
     if nvml is None:
         try:
-            import pynvml as nvml
+            import pynvml as nvml  # type: ignore[no-redef]  # the real module; tests pass a fake
         except Exception as exc:  # not installed, or a broken install
             facts.nvml = NvmlStatus(ok=False, error="bindings_missing", message=str(exc))
             return facts
@@ -128,7 +128,7 @@ def _nvml_worker(nvml: ModuleType, box: Dict[str, Any], show_ids: bool) -> None:
 def _describe(nvml: ModuleType, names: Dict[int, str], exc: BaseException) -> tuple:
     if isinstance(exc, nvml.NVMLError):
         code = getattr(exc, "value", None)
-        return names.get(code, f"error_{code}"), _text(exc)
+        return names.get(code, f"error_{code}") if isinstance(code, int) else "unknown", _text(exc)
     return "unknown", f"{type(exc).__name__}: {exc}"
 
 

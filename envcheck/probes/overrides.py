@@ -101,7 +101,7 @@ def parse_gpus(text: str) -> List[GpuFacts]:
         except json.JSONDecodeError as exc:
             raise ValueError(f"not JSON: {exc}") from None
         return convert(List[GpuFacts], raw, "gpus")
-    gpus = []
+    gpus: List[GpuFacts] = []
     for item in (p.strip() for p in text.split(";")):
         if not item:
             continue

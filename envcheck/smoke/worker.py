@@ -15,6 +15,7 @@ import os
 import sys
 import time
 import traceback
+from typing import Any, Callable, Dict
 
 MARK = "@@envcheck-smoke@@"
 
@@ -28,15 +29,15 @@ def main(argv: list) -> int:
         if test == "all_reduce":
             figures = _all_reduce(workloads, device)
         else:
-            fn = {
+            tests: Dict[str, Callable[..., Any]] = {
                 "matmul": workloads.matmul,
                 "amp": workloads.amp,
                 "memory": workloads.memory,
                 "compile": workloads.compiled,
                 "health": workloads.tiny_matmul,
-            }[test]
-            figures = fn(device)
-        result = {"status": "passed", "figures": figures}
+            }
+            figures = tests[test](device)
+        result: Dict[str, Any] = {"status": "passed", "figures": figures}
     except Exception as exc:  # a wrong result, or torch failing (no kernel image, NCCL error)
         lines = traceback.format_exception_only(type(exc), exc)
         result = {"status": "failed", "error": "".join(lines).strip()[-2000:]}

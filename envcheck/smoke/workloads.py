@@ -126,7 +126,7 @@ def amp(device: str, steps: int = 30) -> Dict[str, Any]:
             scaler.scale(loss).backward()
             scaler.step(opt)
             scaler.update()
-            if scaled and scaler.get_scale() < before:
+            if scaled and before is not None and scaler.get_scale() < before:
                 skipped += 1
             losses.append(float(loss.detach()))
         verify_training(dtype_name, losses, skipped, steps)
