@@ -22,7 +22,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_healthcheck import BARE, measure  # noqa: E402 - one timing method for both
+from bench_healthcheck import BARE, measure  # one timing method for both
 
 
 def main() -> None:
