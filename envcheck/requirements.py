@@ -50,10 +50,21 @@ class RequirementError(RuntimeError):
     """Raised by envcheck.require(): lists every unmet requirement, one per line."""
 
     def __init__(self, findings: List[Finding]) -> None:
+        """``findings``: the unmet requirements (REQ*) and the root causes they follow
+        from. Only the requirements are counted; a root cause is shown under each
+        requirement that follows from it."""
         self.findings = findings
-        lines = [f"this machine does not meet {len(findings)} requirement(s):"]
-        for f in findings:
+        unmet = [f for f in findings if f.code.startswith("REQ")]
+        causes = {f.code: f for f in findings if not f.code.startswith("REQ")}
+        lines = [f"this machine does not meet {len(unmet)} requirement(s):"]
+        for f in unmet:
             lines.append(f"  - {f.code} {f.title}" + (f" (fix: {f.fix})" if f.fix else ""))
+            cause = causes.get(f.caused_by or "")
+            if cause is not None:
+                lines.append(
+                    f"      because {cause.code} {cause.title}"
+                    + (f" (fix: {cause.fix})" if cause.fix else "")
+                )
         super().__init__("\n".join(lines))
 
 

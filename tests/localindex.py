@@ -449,13 +449,27 @@ class Venv:
             return venv
         venv._uv_run(["venv", "--quiet", "--python", sys.executable, str(path)])
         if wheel is not None:
-            venv.uv("install", "--quiet", "--no-index", str(wheel))
+            venv.uv("install", "--quiet", "--no-index", "--compile-bytecode", str(wheel))
         return venv
 
     def clone(self, path: Union[str, Path]) -> Venv:
         """A copy of this venv at ``path``. ``python -m pip`` and ``uv pip --python``
-        work in it; the console scripts in bin/ still point at the original."""
-        shutil.copytree(self.path, path, symlinks=True)
+        work in it; the console scripts in bin/ still point at the original.
+
+        pip's own files are hard-linked rather than copied (fast; pip and uv replace
+        files by unlinking, never by writing into them); everything else is copied."""
+        pip_dir = os.sep + "pip" + os.sep
+
+        def link_or_copy(src: str, dst: str) -> None:
+            if pip_dir in src:
+                try:
+                    os.link(src, dst)
+                    return
+                except OSError:
+                    pass
+            shutil.copy2(src, dst)
+
+        shutil.copytree(self.path, path, symlinks=True, copy_function=link_or_copy)
         return Venv(Path(path), self.uv_cache)
 
     # -- running

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from envcheck.requirements import (
     parse_requirements,
     require,
 )
+from envcheck.rules import RULES
 from tests.fake_nvml import MACHINES, make_nvml
 from tests.runner import envcheck
 
@@ -133,7 +135,22 @@ def test_require_raises_one_error_listing_everything() -> None:
     message = str(info.value)
     assert message.startswith("this machine does not meet 3 requirement(s):")
     assert "REQ001" in message and "REQ002" in message and "REQ004" in message
-    assert [f.code for f in info.value.findings] == ["REQ001", "REQ002", "REQ004"]
+    # Without torch here, the torch requirement follows from TRC003, listed first as its cause.
+    cause = ["TRC003"] if importlib.util.find_spec("torch") is None else []
+    assert [f.code for f in info.value.findings] == [*cause, "REQ001", "REQ002", "REQ004"]
+
+
+def test_requirement_error_counts_requirements_and_names_their_cause() -> None:
+    missing = RULES["TRC003"]("torch is not installed in this environment", [], "Install torch.")
+    unmet = RULES["REQ001"]("no torch, but >=99 is required", [], "Install torch>=99.")
+    error = RequirementError([missing, unmet.but(caused_by="TRC003")])
+    lines = str(error).splitlines()
+    assert lines[0] == "this machine does not meet 1 requirement(s):"
+    assert lines[1].startswith("  - REQ001 no torch")
+    assert lines[2] == (
+        "      because TRC003 torch is not installed in this environment (fix: Install torch.)"
+    )
+    assert len(lines) == 3
 
 
 def test_require_returns_facts_when_met() -> None:
