@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from envcheck.smoke.distributed import render_table
-from envcheck.smoke.runner import free_port, run_all_reduce, run_one, run_suite
+from envcheck.smoke.runner import free_port, hang_hints, run_all_reduce, run_one, run_suite
 from tests.faketorch import make_fake_torch
 from tests.runner import envcheck
 
@@ -61,7 +61,9 @@ def test_a_hanging_test_is_killed_on_time_with_nothing_left(tmp_path: Path) -> N
     result = run_one("matmul", "cpu", timeout=3, env=env)
     assert result.status == "timed_out"
     assert time.monotonic() - start < 20
-    assert "NCCL_DEBUG=INFO" in " ".join(result.hints)
+    # A CPU matmul hang gets CPU advice, never NCCL's or the GPU's.
+    assert result.hints and "NCCL" not in " ".join(result.hints)
+    assert "PTX" not in " ".join(result.hints)
     assert children() <= before
 
 
@@ -72,6 +74,8 @@ def test_a_hanging_all_reduce_times_out_every_rank(tmp_path: Path) -> None:
     before = children()
     result = run_all_reduce(["cpu"], timeout=3, env=env)
     assert result.status == "timed_out" and result.device == "gloo x2"
+    assert "GLOO_SOCKET_IFNAME" in " ".join(result.hints)
+    assert "NCCL" not in " ".join(result.hints)
     assert children() <= before
 
 
@@ -83,6 +87,23 @@ def test_a_crash_is_a_failure_with_its_reason(tmp_path: Path) -> None:
     result = run_one("amp", "cpu", timeout=60, env=env)
     assert result.status == "failed"
     assert "libcudnn.so.9: cannot open shared object file" in result.error
+    assert result.hints == []  # hang advice is for hangs
+
+
+def test_a_failed_all_reduce_gets_no_hang_advice(tmp_path: Path) -> None:
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{make_fake_torch(tmp_path, 'missing_cudnn')}{os.pathsep}{Path.cwd()}",
+    )
+    result = run_all_reduce(["cpu"], timeout=60, env=env)
+    assert result.status == "failed" and result.hints == []
+
+
+def test_hang_hints_fit_the_test_and_device() -> None:
+    nccl = " ".join(hang_hints("all_reduce", "nccl"))
+    assert "NCCL_DEBUG=INFO" in nccl and "PTX" in nccl
+    assert "NCCL" not in " ".join(hang_hints("matmul", "cuda:0"))
+    assert "PTX" in " ".join(hang_hints("matmul", "cuda:0"))
 
 
 @needs_torch

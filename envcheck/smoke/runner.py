@@ -21,12 +21,30 @@ from .. import _proc
 from ..values import SmokeStatus
 from .worker import MARK
 
-HANG_HINTS = [
+NCCL_HANG_HINTS = (
     "rerun with NCCL_DEBUG=INFO to see where NCCL waits",
     "bisect the transport: NCCL_P2P_DISABLE=1, then NCCL_IB_DISABLE=1",
     "check /dev/shm (docker --shm-size / --ipc=host)",
+)
+GPU_HANG_HINTS = (
     "a build without native kernels for this GPU JIT-compiles PTX on first start: give it longer",
-]
+)
+GLOO_HANG_HINTS = (
+    "check that 127.0.0.1 is reachable and no firewall blocks local TCP ports",
+    "name the interface with GLOO_SOCKET_IFNAME=lo",
+)
+CPU_HANG_HINTS = ("give it longer (--timeout): a loaded or throttled CPU is slow",)
+
+
+def hang_hints(name: str, device: str) -> List[str]:
+    """What to try when ``name`` on ``device`` hung: only what can apply to that test
+    (NCCL advice for an NCCL all_reduce, PTX advice for a GPU, never for the CPU)."""
+    gpu = device.startswith(("cuda", "nccl"))
+    hints: List[str] = []
+    if name == "all_reduce":
+        hints += NCCL_HANG_HINTS if gpu else GLOO_HANG_HINTS
+    hints += GPU_HANG_HINTS if gpu else CPU_HANG_HINTS
+    return hints
 
 
 @dataclass
@@ -106,7 +124,7 @@ def _result(name: str, device: str, child: _proc.ChildResult, timeout: float) ->
             "timed_out",
             round(child.duration_s, 3),
             error=f"no result after {timeout:g} s; the test was killed",
-            hints=list(HANG_HINTS),
+            hints=hang_hints(name, device),
         )
     if data is None:
         tail = "\n".join(child.stderr.strip().splitlines()[-8:])
@@ -182,7 +200,7 @@ def run_all_reduce(
         max(r.duration_s for r in per_rank),
         figures=per_rank[0].figures if first_bad is None else {},
         error=result.error,
-        hints=result.hints or (list(HANG_HINTS) if result.status != "passed" else []),
+        hints=hang_hints("all_reduce", label) if result.status == "timed_out" else [],
     )
     if progress:
         progress("done", f"all_reduce {label}", result.duration_s, result)
