@@ -6,16 +6,47 @@ driver makes the check fail instead of hang, one short output line, and exit
 0 (healthy) or 1 (unhealthy) only: Docker reserves 2, so even a bad option is 1.
 
 Unhealthy when: fewer GPUs are visible than expected (--gpus N, else the count
-in NVIDIA_VISIBLE_DEVICES), a GPU is lost or NVML says "Unknown Error" (the
-container lost its devices), uncorrectable ECC errors appeared since the first
-run (a small state file keeps the baseline), a GPU is at its slowdown
-temperature, or (with --deep) a tiny matmul in a child process fails.
+in NVIDIA_VISIBLE_DEVICES), a GPU is lost or NVML reports a fault on it
+("Unknown Error": the container lost its devices; a reset required; ...), a GPU
+has had uncorrectable ECC errors since the driver loaded, a GPU is at its
+slowdown temperature, or (with --deep) a tiny matmul in a child process fails.
+
+A query NVML refuses or does not support on this GPU or driver (NoPermission,
+NotSupported, FunctionNotFound on persistence mode, the temperature threshold,
+...) is noted in the line, not fatal: `envcheck check` calls it a warning
+(GPU007), and it says nothing about the GPU's health. Failing to get a GPU's
+handle at all, or any other NVML error code, is a fault.
+
+No state, by design. Earlier versions kept the ECC counts of the first run in a
+file (``$XDG_RUNTIME_DIR``/``$TMPDIR``/``/tmp``/envcheck-health-<uid>.json) and
+reported only errors "since the first run". That baseline was both dangerous
+and wrong:
+
+- the counter read is NVML's volatile one (``NVML_VOLATILE_ECC``), which the
+  driver resets when it loads (or the GPU is reset). A count above 0 already
+  means "uncorrectable errors since the driver loaded": the GPU needs draining
+  and a reset, which is what `envcheck check` says (GPU002, an error). No
+  baseline is needed to tell old from new: the driver keeps it;
+- a baseline lived in the container's own filesystem, so when an orchestrator
+  replaced an unhealthy container the new one took the errors as its baseline
+  and reported healthy on the same bad GPU; a container started on a GPU that
+  already had errors never reported them;
+- a file at a predictable name in a shared, sticky directory can be planted by
+  another user: a symlink made root overwrite its target, a baseline with huge
+  counts hid new errors, and an unwritable location silently stopped ECC
+  detection.
+
+So the healthcheck writes and reads no file. Any volatile uncorrectable ECC
+error is unhealthy until the GPU is reset or the driver reloaded: for a probe
+whose answer decides whether a container should be replaced, that persistence
+is the point (a container on that GPU should not be trusted). ``--state`` is
+still accepted, and ignored, so existing HEALTHCHECK lines keep parsing.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -23,6 +54,21 @@ from types import ModuleType
 from typing import Dict, List, Mapping, Optional, Tuple
 
 HEALTHY, UNHEALTHY = 0, 1
+
+# NVML codes that refuse a query (permissions, an older driver, a GPU without the
+# feature) rather than report on the GPU: noted on a secondary query, never fatal.
+REFUSED = frozenset(
+    {
+        "no_permission",
+        "not_supported",
+        "function_not_found",
+        "argument_version_mismatch",
+        "deprecated",
+    }
+)
+# Without a handle there is no GPU to check: any failure to get one is a fault.
+ESSENTIAL_QUERIES = frozenset({"handle"})
+MAX_TIMEOUT = 24 * 3600.0  # a probe bounded by more than a day is not bounded
 
 
 def expected_gpus(environ: Mapping[str, str]) -> Optional[int]:
@@ -35,27 +81,17 @@ def expected_gpus(environ: Mapping[str, str]) -> Optional[int]:
     return len([v for v in value.split(",") if v.strip()])
 
 
-def default_state_file() -> str:
-    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("TMPDIR") or "/tmp"
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    return os.path.join(base, f"envcheck-health-{uid}.json")
+def bad_timeout(timeout: float) -> Optional[str]:
+    """Why ``timeout`` is no bound on a probe, or None when it is one."""
+    if not 0 < timeout <= MAX_TIMEOUT:  # also NaN
+        return f"must be more than 0 and at most {MAX_TIMEOUT:g} seconds, not {timeout:g}"
+    return None
 
 
-def _ecc_baseline(path: str, current: Dict[str, int]) -> Dict[str, int]:
-    """The counts at the first run; written then, read afterwards. Never raises."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-        if isinstance(data, dict):
-            return {str(k): int(v) for k, v in data.items()}
-    except (OSError, ValueError, TypeError):
-        pass
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(current, fh)
-    except OSError:
-        pass
-    return dict(current)
+def bad_gpus(gpus: Optional[int]) -> Optional[str]:
+    if gpus is not None and gpus < 0:
+        return f"must be 0 or more, not {gpus}"
+    return None
 
 
 def check(
@@ -67,7 +103,11 @@ def check(
     root: Path = Path("/"),
     nvml: Optional[ModuleType] = None,
 ) -> Tuple[int, str]:
-    """(exit code, one line)."""
+    """(exit code, one line). ``state`` is ignored: no state is kept (see the module)."""
+    del state  # accepted so that callers of the old signature keep working
+    for option, why in (("--timeout", bad_timeout(timeout)), ("--gpus", bad_gpus(gpus))):
+        if why:
+            return UNHEALTHY, f"unhealthy: {option} {why}"
     from .probes.nvidia import probe_nvidia
 
     env = os.environ if environ is None else environ
@@ -86,20 +126,27 @@ def check(
             return HEALTHY, "healthy: no NVIDIA GPU here, none expected" + suffix
         return UNHEALTHY, f"unhealthy: NVML {nv.nvml.error}: {nv.nvml.message}"
     problems: List[str] = []
+    refused: Dict[Tuple[str, str], List[str]] = {}  # (query, code) -> GPU indices
     if expected is not None and len(nv.gpus) < expected:
         problems.append(f"{len(nv.gpus)} of {expected} GPUs visible")
     for gpu in nv.gpus:
         if gpu.status == "lost":
             problems.append(f"GPU {gpu.index} is lost")
-        elif gpu.status == "error":
-            problems.append(f"GPU {gpu.index}: " + "; ".join(gpu.errors.values()))
-    counts = {(g.pci_bus_id or str(g.index)): g.ecc_uncorrected_volatile or 0 for g in nv.gpus}
-    baseline = _ecc_baseline(state or default_state_file(), counts)
-    for gpu in nv.gpus:
-        key = gpu.pci_bus_id or str(gpu.index)
-        new = counts[key] - baseline.get(key, counts[key])
-        if new > 0:
-            problems.append(f"GPU {gpu.index}: {new} new uncorrectable ECC errors")
+            continue
+        faults = []
+        for query, error in gpu.errors.items():
+            code = error.split(":", 1)[0].strip()
+            if code in REFUSED and query not in ESSENTIAL_QUERIES:
+                refused.setdefault((query, code), []).append(str(gpu.index))
+            else:
+                faults.append(error)
+        if faults:
+            problems.append(f"GPU {gpu.index}: " + "; ".join(faults))
+        if gpu.ecc_uncorrected_volatile:
+            problems.append(
+                f"GPU {gpu.index}: {gpu.ecc_uncorrected_volatile} uncorrectable ECC errors "
+                "since the driver loaded"
+            )
         if (
             gpu.temperature_c is not None
             and gpu.temperature_slowdown_c
@@ -110,11 +157,18 @@ def check(
             )
     if not problems and deep:
         problems += _deep(nv.gpus, timeout)
+    noted = ""
+    if refused:
+        noted = "; noted: " + ", ".join(
+            f"{query} {code} on GPU {','.join(indices)}"
+            for (query, code), indices in refused.items()
+        )
     if problems:
-        return UNHEALTHY, "unhealthy: " + "; ".join(problems)
+        return UNHEALTHY, "unhealthy: " + "; ".join(problems) + noted
     temps = [g.temperature_c for g in nv.gpus if g.temperature_c is not None]
     heat = f", {min(temps)}-{max(temps)} C" if temps else ""
-    return HEALTHY, f"healthy: {len(nv.gpus)} GPU(s){heat}" + (", matmul ok" if deep else "")
+    matmul = ", matmul ok" if deep else ""
+    return HEALTHY, f"healthy: {len(nv.gpus)} GPU(s){heat}{matmul}{noted}"
 
 
 def _deep(gpus, timeout: float) -> List[str]:
@@ -133,6 +187,21 @@ def _deep(gpus, timeout: float) -> List[str]:
     ]
 
 
+# --------------------------------------------------------------------------- command line
+
+EPILOG = """\
+exit codes:
+  0  healthy
+  1  unhealthy, or a bad option (never 2: Docker reserves it)
+
+unhealthy when fewer GPUs are visible than expected, a GPU is lost or NVML
+reports a fault on it, a GPU has had uncorrectable ECC errors since the driver
+loaded, a GPU is at its slowdown temperature, or the --deep matmul fails. A
+query NVML refuses (no permission, not supported) is noted, not fatal. No file
+is read or written.
+"""
+
+
 class _BadOption(Exception):
     pass
 
@@ -144,26 +213,111 @@ class _Parser(argparse.ArgumentParser):
         raise _BadOption(message)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = _Parser(prog="envcheck healthcheck", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--gpus", type=int, default=None, help="GPUs that must be visible")
-    parser.add_argument(
-        "--deep", action="store_true", help="also run a tiny matmul in a child process"
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    why = bad_timeout(value)
+    if why:
+        raise argparse.ArgumentTypeError(why)
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    why = bad_gpus(value)
+    if why:
+        raise argparse.ArgumentTypeError(why)
+    return value
+
+
+def _flush_stdout() -> None:
+    """Flush stdout; a reader that has gone (`envcheck healthcheck | true`) is no error.
+
+    Python's own recipe: point the stdout descriptor at devnull so that the
+    flush at exit does not raise again, and let the verdict's exit code stand.
+    """
+    stream = sys.stdout
+    if stream is None:
+        return
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # no descriptor behind stdout
+            pass
+
+
+def _say(line: str) -> None:
+    # Unbuffered, the write itself fails; buffered, the flush does (and then moves the
+    # line still in the buffer to devnull, so the flush at exit does not fail again).
+    with contextlib.suppress(BrokenPipeError):
+        print(line)
+    _flush_stdout()
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog="envcheck healthcheck",
+        description=(__doc__ or "").split("\n\n")[0],
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds each probe may take")
-    parser.add_argument("--state", default=None, help="file for the ECC baseline")
+    parser.add_argument(
+        "--gpus",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="GPUs that must be visible (default: the number listed in NVIDIA_VISIBLE_DEVICES; "
+        "no minimum when it is unset or 'all')",
+    )
+    parser.add_argument(
+        "--deep",
+        action="store_true",
+        help="also run a tiny matmul in a child process (default: off)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="S",
+        help="seconds each probe may take, more than 0 (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--state",
+        default=None,
+        metavar="FILE",
+        help="ignored: no state is kept; accepted so that older HEALTHCHECK lines still work",
+    )
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = _parser()
     try:
-        args = parser.parse_args(argv)
-    except _BadOption as exc:  # argparse would exit 2, which Docker reserves
-        print(f"unhealthy: {exc}")
-        return UNHEALTHY
-    except SystemExit as exc:  # --help
-        return HEALTHY if exc.code in (0, None) else UNHEALTHY
+        try:
+            args = parser.parse_args(argv)
+        except _BadOption as exc:  # argparse would exit 2, which Docker reserves
+            _say(f"unhealthy: {exc}")
+            return UNHEALTHY
+        except SystemExit as exc:  # --help
+            _flush_stdout()
+            return HEALTHY if exc.code in (0, None) else UNHEALTHY
+    except BrokenPipeError:  # --help into a closed pipe, and the help text was large
+        _flush_stdout()
+        return HEALTHY
     try:
-        code, line = check(args.gpus, args.deep, args.timeout, args.state)
+        code, line = check(args.gpus, args.deep, args.timeout)
     except Exception as exc:  # a bug must read as unhealthy, never as a traceback
         code, line = UNHEALTHY, f"unhealthy: envcheck failed: {type(exc).__name__}: {exc}"
-    print(line)
+    _say(line)
     return code
 
 

@@ -17,6 +17,8 @@ where a GPU's "fail" maps a query name (as in pynvml: "name", "memory", ...) or
 from __future__ import annotations
 
 import copy
+import json
+import sys
 import time
 import types
 from typing import Any, Dict, List, Optional
@@ -254,3 +256,29 @@ MACHINES: Dict[str, Dict[str, Any]] = {
     },
     "hung-driver": {"hang": 30, "driver": "550.54.15", "cuda": 12040, "gpus": []},
 }
+
+
+# --------------------------------------------------------------------------- in a child process
+
+
+def machine_from_arg(arg: str) -> Dict[str, Any]:
+    """A name in MACHINES, or a machine as JSON (lists stand in for tuples)."""
+    return json.loads(arg) if arg.lstrip().startswith("{") else MACHINES[arg]
+
+
+def run_envcheck(machine: Dict[str, Any], args: List[str]) -> None:
+    """The console script's entry point with the fake standing in for ``pynvml``.
+
+    The fake replaces the module only, at the same boundary as ``make_nvml``:
+    everything from ``import pynvml`` on is the code that runs against a driver.
+    """
+    sys.modules["pynvml"] = make_nvml(machine)
+    from envcheck._entry import main
+
+    main(args)
+
+
+if __name__ == "__main__":
+    # python -m tests.fake_nvml MACHINE [ARGS...]: `envcheck ARGS` on a fake machine, in a
+    # real process (stdout, pipes, exit codes), from the repository root.
+    run_envcheck(machine_from_arg(sys.argv[1]), sys.argv[2:])

@@ -1,0 +1,352 @@
+"""Faults of `envcheck healthcheck` (issue 12): files it did not make, verdicts, options, pipes.
+
+Real files, real symlinks, real processes and pipes; the fake NVML stands in for
+``pynvml`` only (in a child process through ``python -m tests.fake_nvml``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shlex
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pynvml
+import pytest
+
+from envcheck.healthcheck import check as health
+from envcheck.healthcheck import main as health_main
+from tests.fake_nvml import MACHINES, h100_sxm, make_nvml
+from tests.runner import envcheck
+
+REPO = Path(__file__).resolve().parent.parent
+UID = os.getuid()
+OTHER_UID = 65534  # nobody
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+
+
+def one_gpu(**fields: Any) -> Dict[str, Any]:
+    machine = copy.deepcopy(MACHINES["8xH100-SXM"])
+    machine["gpus"] = [dict(h100_sxm(0), **fields)]
+    return machine
+
+
+ECC5 = one_gpu(ecc_uncorrected=5)
+ECC5_LINE = "unhealthy: GPU 0: 5 uncorrectable ECC errors since the driver loaded"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A machine root without NVIDIA device nodes: NVML (the fake) is all there is."""
+    (tmp_path / "root" / "dev").mkdir(parents=True)
+    return tmp_path / "root"
+
+
+@pytest.fixture
+def shared_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A sticky, world-writable directory like /tmp, where the state used to go."""
+    base = tmp_path / "shared"
+    base.mkdir()
+    base.chmod(0o1777)
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("TMPDIR", str(base))
+    return base
+
+
+def snapshot(path: Path) -> Dict[str, Any]:
+    """Every entry under ``path`` (links not followed): type, owner, mode and content."""
+    out: Dict[str, Any] = {}
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                body: Any = "-> " + os.readlink(p)
+            elif stat.S_ISREG(st.st_mode):
+                body = Path(p).read_bytes()
+            else:
+                body = None
+            out[os.path.relpath(p, path)] = (stat.S_IFMT(st.st_mode), st.st_uid, st.st_mode, body)
+    return out
+
+
+def victim(tmp_path: Path) -> Path:
+    target = tmp_path / "victim" / "passwd"
+    target.parent.mkdir()
+    target.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    return target
+
+
+# --------------------------------------------------------------------------- no file is trusted
+
+
+def test_a_symlink_planted_at_the_old_state_path_is_not_followed(
+    root: Path, tmp_path: Path, shared_tmp: Path
+) -> None:
+    """As root this overwrote the link's target with JSON; now nothing is written at all."""
+    target = victim(tmp_path)
+    link = shared_tmp / f"envcheck-health-{UID}.json"
+    link.symlink_to(target)
+    if os.geteuid() == 0:
+        os.lchown(link, OTHER_UID, OTHER_UID)  # planted by another user
+    before, victim_before = snapshot(shared_tmp), snapshot(target.parent)
+    nvml = make_nvml(MACHINES["8xH100-SXM"])
+    assert health(gpus=8, root=root, nvml=nvml, environ={}) == (0, "healthy: 8 GPU(s), 31-38 C")
+    assert target.read_text() == "root:x:0:0:root:/root:/bin/bash\n"
+    assert snapshot(target.parent) == victim_before and snapshot(shared_tmp) == before
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "symlink to a folder of the victim",
+        pytest.param("folder owned by another user", marks=as_root),
+        "folder with mode 0777",
+    ],
+)
+def test_nothing_is_read_or_written_where_state_could_go(
+    root: Path, tmp_path: Path, shared_tmp: Path, planted: str
+) -> None:
+    """A private per-user folder would be the next place for state: whatever sits there is
+    not used, nothing is created beside it, and ECC errors are still found."""
+    target = victim(tmp_path)
+    private = shared_tmp / f"envcheck-{UID}"
+    if planted.startswith("symlink"):
+        private.symlink_to(target.parent, target_is_directory=True)
+    else:
+        private.mkdir()
+        (private / "ecc.json").write_text(json.dumps({"00000000:18:00.0": 10**9}))
+        if planted.startswith("folder owned"):
+            os.chown(private, OTHER_UID, OTHER_UID)
+            os.chown(private / "ecc.json", OTHER_UID, OTHER_UID)
+        else:
+            private.chmod(0o777)
+    before, victim_before = snapshot(shared_tmp), snapshot(target.parent)
+    for _ in range(2):
+        assert health(root=root, nvml=make_nvml(ECC5), environ={}) == (1, ECC5_LINE)
+    assert snapshot(shared_tmp) == before and snapshot(target.parent) == victim_before
+
+
+def test_a_planted_baseline_with_huge_counts_does_not_hide_new_ecc_errors(
+    root: Path, tmp_path: Path, shared_tmp: Path
+) -> None:
+    planted = {"00000000:18:00.0": 10**9, "0": 10**9}
+    (shared_tmp / f"envcheck-health-{UID}.json").write_text(json.dumps(planted))
+    explicit = tmp_path / "given.json"
+    explicit.write_text(json.dumps(planted))
+    for state in (None, str(explicit)):
+        assert health(state=state, root=root, nvml=make_nvml(ECC5), environ={}) == (1, ECC5_LINE)
+    assert json.loads(explicit.read_text()) == planted
+
+
+def test_errors_already_there_at_the_first_run_are_reported_every_run(
+    root: Path, shared_tmp: Path
+) -> None:
+    """The volatile counter already counts from the driver's load: no baseline hides them,
+    and a fresh container (no state) on the same GPU gets the same answer."""
+    for _ in range(3):
+        assert health(root=root, nvml=make_nvml(ECC5), environ={}) == (1, ECC5_LINE)
+    assert list(shared_tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("where", ["a regular file", "a missing folder", "--state in one"])
+def test_an_unusable_state_location_does_not_stop_ecc_detection(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The old baseline file could not be written there, and then every count was 'old'."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    state: Optional[str] = None
+    if where == "a regular file":
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(blocker))
+    elif where == "a missing folder":
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "missing"))
+    else:
+        state = str(blocker / "state.json")
+    assert health(state=state, root=root, nvml=make_nvml(ECC5), environ={}) == (1, ECC5_LINE)
+    assert not (tmp_path / "missing").exists() and blocker.read_text() == ""
+
+
+def test_the_state_option_is_accepted_and_no_file_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.setitem(sys.modules, "pynvml", make_nvml(MACHINES["8xH100-SXM"]))
+    state = tmp_path / "state.json"
+    assert health_main(["--gpus", "8", "--state", str(state)]) == 0
+    assert capsys.readouterr().out == "healthy: 8 GPU(s), 31-38 C\n"
+    assert not state.exists()
+
+
+# --------------------------------------------------------------------------- verdicts
+
+NO_PERMISSION = pynvml.NVML_ERROR_NO_PERMISSION
+
+
+@pytest.mark.parametrize(
+    ("fail", "noted"),
+    [
+        ({"persistence_mode": NO_PERMISSION}, "persistence_mode no_permission on GPU 0"),
+        ({"temperature_threshold": NO_PERMISSION}, "temperature_threshold no_permission on GPU 0"),
+        (
+            {"persistence_mode": NO_PERMISSION, "temperature_threshold": NO_PERMISSION},
+            "temperature_threshold no_permission on GPU 0, persistence_mode no_permission on GPU 0",
+        ),
+        (
+            {"persistence_mode": pynvml.NVML_ERROR_FUNCTION_NOT_FOUND},
+            "persistence_mode function_not_found on GPU 0",
+        ),
+    ],
+    ids=["persistence", "threshold", "both", "old-driver"],
+)
+def test_a_refused_secondary_query_is_noted_not_fatal(
+    root: Path, shared_tmp: Path, fail: Dict[str, int], noted: str
+) -> None:
+    """`envcheck check` calls these a warning (GPU007); the healthcheck stays healthy."""
+    machine = one_gpu(fail=fail)
+    assert health(gpus=1, root=root, nvml=make_nvml(machine), environ={}) == (
+        0,
+        f"healthy: 1 GPU(s), 31-31 C; noted: {noted}",
+    )
+
+
+def test_refusals_are_noted_and_faults_stay_fatal_gpu_by_gpu(root: Path, shared_tmp: Path) -> None:
+    machine = copy.deepcopy(MACHINES["8xH100-SXM"])
+    machine["gpus"] = [
+        dict(h100_sxm(0), fail={"persistence_mode": NO_PERMISSION}),
+        dict(h100_sxm(1), fail={"persistence_mode": NO_PERMISSION}),
+    ]
+    assert health(root=root, nvml=make_nvml(machine), environ={}) == (
+        0,
+        "healthy: 2 GPU(s), 31-32 C; noted: persistence_mode no_permission on GPU 0,1",
+    )
+    cases = [
+        # a fault on a secondary query is still a fault
+        ({"temperature": pynvml.NVML_ERROR_UNKNOWN}, "GPU 1: unknown: Unknown Error"),
+        (
+            {"persistence_mode": pynvml.NVML_ERROR_RESET_REQUIRED},
+            "GPU 1: reset_required: GPU requires restart",
+        ),
+        # no handle, no GPU to check, whatever the reason
+        ({"handle": NO_PERMISSION}, "GPU 1: no_permission: Insufficient Permissions"),
+    ]
+    for fail, problem in cases:
+        machine["gpus"][1]["fail"] = fail
+        code, line = health(root=root, nvml=make_nvml(machine), environ={})
+        assert (code, line.split("; noted: ")[0]) == (1, f"unhealthy: {problem}")
+        assert line.endswith("; noted: persistence_mode no_permission on GPU 0")
+
+
+# --------------------------------------------------------------------------- options
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--timeout", "0"), "argument --timeout: must be more than 0 and at most 86400 seconds"),
+        (("--timeout", "-1"), "argument --timeout: must be more than 0 and at most 86400 seconds"),
+        (("--timeout", "nan"), "argument --timeout: must be more than 0"),
+        (("--timeout", "inf"), "argument --timeout: must be more than 0"),
+        (("--gpus", "-1"), "argument --gpus: must be 0 or more, not -1"),
+    ],
+)
+def test_nonsense_options_are_one_line_errors_with_exit_1(args, message) -> None:
+    out = envcheck("healthcheck", *args)
+    assert out.returncode == 1 and out.stderr == ""
+    (line,) = out.stdout.splitlines()
+    assert line.startswith(f"unhealthy: {message}")
+
+
+def test_nonsense_values_through_the_python_api(root: Path) -> None:
+    nvml = make_nvml(MACHINES["8xH100-SXM"])
+    assert health(timeout=0, root=root, nvml=nvml, environ={}) == (
+        1,
+        "unhealthy: --timeout must be more than 0 and at most 86400 seconds, not 0",
+    )
+    assert health(gpus=-1, root=root, nvml=nvml, environ={}) == (
+        1,
+        "unhealthy: --gpus must be 0 or more, not -1",
+    )
+
+
+def test_help_shows_defaults_and_exit_codes() -> None:
+    out = envcheck("healthcheck", "--help")
+    assert out.returncode == 0 and out.stderr == ""
+    text = " ".join(out.stdout.split())
+    assert "(default: 10)" in text and "(default: off)" in text
+    assert "default: the number listed in NVIDIA_VISIBLE_DEVICES" in text
+    assert "exit codes: 0 healthy 1 unhealthy, or a bad option" in text
+
+
+# --------------------------------------------------------------------------- a closed stdout
+
+
+def fake_envcheck(machine: str, *args: str) -> List[str]:
+    """`envcheck ARGS` in a real process on a fake machine (see tests/fake_nvml.py)."""
+    return [sys.executable, "-m", "tests.fake_nvml", machine, *args]
+
+
+def child_env(buffering: str) -> Dict[str, str]:
+    """Python buffers stdout into a pipe (it fails at the flush at exit), unless
+    PYTHONUNBUFFERED is set (then the write itself fails): both are tried."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
+    for name in ("NVIDIA_VISIBLE_DEVICES", "PYTHONUNBUFFERED"):
+        env.pop(name, None)
+    if buffering == "unbuffered":
+        env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+BUFFERING = pytest.mark.parametrize("buffering", ["buffered", "unbuffered"])
+
+
+@BUFFERING
+@pytest.mark.parametrize(
+    ("machine", "args", "code"),
+    [
+        ("8xH100-SXM", ("healthcheck",), 0),
+        ("8xH100-SXM", ("healthcheck", "--gpus", "9"), 1),
+        ("sick-H100", ("healthcheck",), 1),
+        ("8xH100-SXM", ("healthcheck", "--timeout", "0"), 1),
+        ("8xH100-SXM", ("healthcheck", "--help"), 0),
+    ],
+)
+def test_a_closed_stdout_keeps_the_verdict_and_prints_no_traceback(
+    machine, args, code, buffering
+) -> None:
+    """A pipe whose reader is gone before the line is written: EPIPE on every write."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        out = subprocess.run(
+            fake_envcheck(machine, *args),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            env=child_env(buffering),
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (out.returncode, out.stderr) == (code, "")
+
+
+@BUFFERING
+def test_healthcheck_piped_into_true(buffering: str) -> None:
+    command = (
+        " ".join(shlex.quote(a) for a in fake_envcheck("8xH100-SXM", "healthcheck")) + " | true"
+    )
+    out = subprocess.run(
+        ["sh", "-c", command],
+        capture_output=True,
+        cwd=REPO,
+        env=child_env(buffering),
+        text=True,
+        timeout=120,
+    )
+    assert (out.returncode, out.stderr) == (0, "")
