@@ -106,7 +106,26 @@ def _format_option(fn):
     )(fn)
 
 
-def _emit(report, fmt: str, junit: Optional[str]) -> None:
+def _output_path(path: Optional[str], what: str) -> Optional[str]:
+    """Check an output file before any work is done, so a typo costs nothing: its folder
+    is made when missing (as pytest does for --junitxml), and it must be writable."""
+    if not path:
+        return path
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise click.BadParameter(
+            f"cannot make the folder {folder}: {exc.strerror or exc}", param_hint=what
+        ) from None
+    if os.path.isdir(path):
+        raise click.BadParameter(f"{path} is a folder", param_hint=what)
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"{path} is not writable", param_hint=what)
+    return path
+
+
+def _emit(report, fmt: str, junit: Optional[str]) -> bool:
     """Exactly one format on stdout; the JUnit file, GitHub annotations (stderr) and step
     summary beside it. A format renders the Report; it decides nothing."""
     from .report import ci
@@ -115,8 +134,9 @@ def _emit(report, fmt: str, junit: Optional[str]) -> None:
 
     color = fmt == "text" and use_color(sys.stdout)
     click.echo(render(report, fmt, color=color), nl=False, color=color)
+    written = True
     if junit:
-        _write(junit, render(report, "junit"), "--junit")
+        written = _write(junit, render(report, "junit"), "--junit")
     if os.environ.get("GITHUB_ACTIONS") == "true":
         click.echo(render(report, "github"), nl=False, err=True)
         try:
@@ -125,14 +145,18 @@ def _emit(report, fmt: str, junit: Optional[str]) -> None:
             click.echo(
                 f"envcheck: cannot write GITHUB_STEP_SUMMARY: {exc.strerror or exc}", err=True
             )
+    return written
 
 
-def _write(path: str, text: str, what: str) -> None:
+def _write(path: str, text: str, what: str) -> bool:
+    """Write an output file the user asked for; False (and a line on stderr) if it failed."""
     try:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
         click.echo(f"envcheck: cannot write {what} {path}: {exc.strerror or exc}", err=True)
+        return False
+    return True
 
 
 def _run_core(ctx: click.Context, **kwargs):
@@ -153,7 +177,13 @@ def _run_core(ctx: click.Context, **kwargs):
 
 @cli.command(context_settings=CONTEXT)
 @_format_option
-@click.option("--junit", "junit", metavar="FILE", help="Also write a JUnit XML report to FILE.")
+@click.option(
+    "--junit",
+    "junit",
+    metavar="FILE",
+    callback=lambda ctx, param, value: _output_path(value, "--junit"),
+    help="Also write a JUnit XML report to FILE (its folder is made if missing).",
+)
 @click.option(
     "--config",
     "config",
@@ -199,7 +229,8 @@ def check(
     """Check this machine against the compatibility tables: what is wrong, why, and the fix.
 
     Exit codes: 0 ready, 1 not ready (an error finding; with --strict, a warning too),
-    2 usage error, 3 envcheck could not run (e.g. unreadable tables).
+    2 usage error, 3 envcheck could not run (e.g. unreadable tables, a --junit file it
+    could not write).
     """
     fmt = "json" if as_json else (fmt or "text")
     show = sys.stderr.isatty() and fmt == "text"
@@ -224,7 +255,8 @@ def check(
         on_smoke=progress,
         manager=manager,
     )
-    _emit(report, fmt, junit)
+    if not _emit(report, fmt, junit):
+        ctx.exit(exitcodes.INTERNAL)  # the report asked for is missing: CI must not pass
     ctx.exit(report.exit_code)
 
 
@@ -696,6 +728,9 @@ def probe(as_json: bool, deep: bool, timeout: float, python: Optional[str], show
 
 def main(argv: Optional[list] = None) -> None:
     """Console entry point: click's own exit codes, and 3 for an envcheck bug."""
+    from ._stdout import guard_stdout
+
+    guard_stdout()
     try:
         cli.main(args=argv, prog_name="envcheck", standalone_mode=True)
     except SystemExit:

@@ -100,7 +100,7 @@ def probe(
             return default
 
     facts.python = guarded("python", lambda: probe_python(snap, env), facts.python)
-    disk_paths = [os.getcwd(), facts.python.prefix or sys.prefix]
+    disk_paths = [p for p in (_cwd(), facts.python.prefix or sys.prefix) if p]
     facts.system = guarded(
         "system",
         lambda: probe_system(root, env, disk_paths, show_hostname=show_ids),
@@ -129,3 +129,12 @@ def probe(
 
     apply_overrides(facts, overrides)
     return facts
+
+
+def _cwd() -> Optional[str]:
+    """The current folder, or None when it was deleted under us (its disk is then not
+    a place the job will write to)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None

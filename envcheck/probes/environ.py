@@ -67,7 +67,12 @@ PREFIXES = (
     "ENVCHECK_",
 )
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|PASSWD|CREDENTIAL|AUTH|API_?KEY|PRIVATE", re.I)
-_URL_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@")
+# Names of query parameters that carry a credential (?access_token=..., &sig=...).
+_SECRET_KEY = re.compile(r"token|secret|passw|pwd|auth|key|sig|credential|session", re.I)
+# Words after which the next word is a credential: "Bearer abc", "Basic dXNl...".
+_AUTH_SCHEMES = frozenset({"bearer", "basic", "token", "digest"})
+_SPACE = re.compile(r"(\s+)")
+_AUTHORITY_END = re.compile(r"[/?#]")
 _GPU_UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
 
 
@@ -80,11 +85,70 @@ def is_secret_name(name: str) -> bool:
 
 
 def redact_value(value: str, show_ids: bool = False) -> str:
-    """Drop credentials from URLs and, unless asked, GPU UUIDs from device lists."""
-    value = _URL_USERINFO.sub(r"\g<scheme>***@", value)
+    """Drop credentials (URL userinfo, token-like query parameters, Authorization-style
+    values) and, unless asked, GPU UUIDs from device lists.
+
+    Word by word with plain string operations, so the time is linear in the length of
+    the value (a regular expression searching for "scheme://" or "key=" at every
+    position is quadratic on a long value without one)."""
+    words = _SPACE.split(value)
+    after_scheme = False
+    for i in range(0, len(words), 2):  # even indexes are words, odd ones the spaces
+        word = words[i]
+        if not word:
+            continue
+        if after_scheme:
+            words[i] = "***"
+            after_scheme = False
+            continue
+        if word.rstrip(":,;").lower() in _AUTH_SCHEMES:
+            after_scheme = True
+        words[i] = _redact_query(_redact_userinfo(word))
+    value = "".join(words)
     if not show_ids:
         value = _GPU_UUID.sub(r"\1-redacted", value)
     return value
+
+
+def _redact_userinfo(word: str) -> str:
+    """``scheme://user:pass@host`` -> ``scheme://***@host``; the userinfo runs to the
+    last "@" before the path, query or fragment (a password may hold "@")."""
+    out = []
+    pos = 0
+    while True:
+        at = word.find("://", pos)
+        if at < 0:
+            break
+        start = at + 3
+        stop = _AUTHORITY_END.search(word, start)
+        end = stop.start() if stop else len(word)
+        userinfo_end = word.rfind("@", start, end)
+        out.append(word[pos:start])
+        if userinfo_end >= 0:
+            out.append("***")
+            pos = userinfo_end
+        else:
+            pos = start
+    out.append(word[pos:])
+    return "".join(out)
+
+
+def _redact_query(word: str) -> str:
+    """``?access_token=abc&x=1`` -> ``?access_token=***&x=1``."""
+    q = word.find("?")
+    if q < 0:
+        return word
+    head, query = word[: q + 1], word[q + 1 :]
+    fragment = ""
+    if "#" in query:
+        query, fragment = query.split("#", 1)
+        fragment = "#" + fragment
+    parts = re.split(r"([&;])", query)
+    for i in range(0, len(parts), 2):
+        key, eq, _ = parts[i].partition("=")
+        if eq and _SECRET_KEY.search(key):
+            parts[i] = key + "=***"
+    return head + "".join(parts) + fragment
 
 
 def probe_environ(environ: Mapping[str, str], show_ids: bool = False) -> Dict[str, str]:

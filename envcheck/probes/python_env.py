@@ -34,8 +34,7 @@ def snapshot(python: Optional[str] = None, timeout: float = 20.0) -> Dict[str, A
     except OSError as exc:
         raise InterpreterError(f"cannot run {python}: {exc.strerror or exc}") from None
     if not result.ok:
-        why = "timed out" if result.timed_out else (result.stderr.strip() or "failed")
-        raise InterpreterError(f"{python} could not describe itself: {why[-500:]}")
+        raise InterpreterError(_why_not(python, result, timeout))
     try:
         data = json.loads(result.stdout)
     except json.JSONDecodeError:
@@ -43,6 +42,26 @@ def snapshot(python: Optional[str] = None, timeout: float = 20.0) -> Dict[str, A
     if not isinstance(data, dict):
         raise InterpreterError(f"{python} printed something that is not a JSON object")
     return data
+
+
+# Works on any Python, 2.x included: what to say when the snapshot script cannot run there.
+_VERSION = "import sys; sys.stdout.write('%d.%d.%d' % tuple(sys.version_info[:3]))"
+
+
+def _why_not(python: str, result: _proc.ChildResult, timeout: float) -> str:
+    """One line on why ``python`` could not describe itself: too old a Python, a hang,
+    or the last line it wrote (never its whole traceback)."""
+    if result.timed_out:
+        return f"{python} could not describe itself: no answer within {timeout:g} s"
+    version = _proc.run([python, "-c", _VERSION], timeout=min(timeout, 10.0))
+    if version.ok and version.stdout.strip()[:2] in ("1.", "2."):
+        return (
+            f"{python} is Python {version.stdout.strip()}: "
+            "torch and envcheck need Python 3 (point --python at a Python 3 interpreter)"
+        )
+    lines = [line for line in result.stderr.strip().splitlines() if line.strip()]
+    last = lines[-1].strip()[:300] if lines else f"exit code {result.returncode}"
+    return f"{python} could not describe itself: {last}"
 
 
 def probe_python(snap: Dict[str, Any], environ: Optional[Dict[str, str]] = None) -> PythonFacts:

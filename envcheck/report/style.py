@@ -2,7 +2,8 @@
 
 Colour follows the conventions users expect: ``NO_COLOR`` (any non-empty
 value) turns it off, ``FORCE_COLOR`` / ``CLICOLOR_FORCE`` turn it on, otherwise
-it is on only when the stream is a terminal.
+it is on only when the stream is a terminal that is not ``TERM=dumb`` (Emacs shells,
+some CI log viewers: they show the escape codes as text).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ def use_color(stream: IO[str], environ: Optional[Mapping[str, str]] = None) -> b
         return False
     if env.get("FORCE_COLOR") or env.get("CLICOLOR_FORCE"):
         return True
+    if env.get("TERM") == "dumb":
+        return False
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
