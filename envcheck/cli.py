@@ -570,7 +570,7 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
 @click.option(
     "--timeout", type=float, default=10.0, show_default=True, help="Seconds each probe may take."
 )
-@click.option("--state", metavar="FILE", help="Where the ECC baseline is kept.")
+@click.option("--state", metavar="FILE", help="Ignored: kept so old HEALTHCHECK lines still parse.")
 @click.pass_context
 def healthcheck(ctx, gpus, deep, timeout, state) -> None:
     """For Docker HEALTHCHECK and Kubernetes probes: exit 0 (healthy) or 1, one line.
