@@ -31,9 +31,40 @@ BODIES: Dict[str, str] = {
             fh.write(str(p.pid))
         time.sleep(600)
     """,
+    "hang_in_worker": """
+        # Imports fine in the deep probe, then hangs (with a grandchild) in a smoke worker:
+        # envcheck smoke gets as far as running its first test.
+        import os, subprocess, sys, time
+        if os.path.basename(sys.argv[0]) == "worker.py":
+            p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+            with open(os.environ["GRANDCHILD_PID_FILE"], "w") as fh:
+                fh.write(str(p.pid))
+            time.sleep(600)
+        __version__ = "2.8.0+cpu"
+        from . import cuda, version, backends, distributed
+        cuda.is_available = lambda: False
+        def get_num_threads():
+            return 4
+    """,
     "exit": """
         import os
         os._exit(3)
+    """,
+    # Exits "successfully" in the middle of the import: no result, yet code 0.
+    "exit0": """
+        import os
+        os._exit(0)
+    """,
+    "abort": """
+        import os
+        os.abort()
+    """,
+    # Writes to stdout without end (a library stuck in a logging loop).
+    "flood": """
+        import sys
+        _block = ("torch: the same warning again " + "x" * 993 + "\\n") * 64
+        while True:
+            sys.stdout.write(_block)
     """,
     "noisy": """
         print("@@envcheck@@ not json at all")

@@ -64,7 +64,10 @@ class DeepProbe:
         self._error: Optional[str] = None
         self._child: Optional[_proc.Child] = None
         try:
-            self._child = _proc.Child([python, child_script.__file__], timeout=timeout, env=env)
+            # Marker lines are kept however much a broken torch prints around them.
+            self._child = _proc.Child(
+                [python, child_script.__file__], timeout=timeout, env=env, marker=child_script.MARK
+            )
         except OSError as exc:
             self._error = f"could not start {python}: {exc.strerror or exc}"
 

@@ -155,7 +155,9 @@ def run_one(
     if progress:
         progress("start", f"{name} {device}", 0.0, None)
     try:
-        child = _proc.Child([python, "-m", "envcheck.smoke.worker", name, device], timeout, env=env)
+        child = _proc.Child(
+            [python, "-m", "envcheck.smoke.worker", name, device], timeout, env=env, marker=MARK
+        )
     except OSError as exc:
         result = SmokeResult(name, device, "failed", error=f"could not start {python}: {exc}")
     else:
@@ -181,14 +183,23 @@ def run_all_reduce(
     base = dict(os.environ if env is None else env)
     base.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(len(ranks)))
     base.setdefault("ENVCHECK_SMOKE_PG_TIMEOUT", str(max(5.0, timeout - 5)))
-    children = []
-    for rank, device in enumerate(ranks):
-        rank_env = dict(base, RANK=str(rank), LOCAL_RANK=str(rank))
-        children.append(
-            _proc.Child(
-                [python, "-m", "envcheck.smoke.worker", "all_reduce", device], timeout, env=rank_env
+    children: List[_proc.Child] = []
+    try:
+        for rank, device in enumerate(ranks):
+            rank_env = dict(base, RANK=str(rank), LOCAL_RANK=str(rank))
+            children.append(
+                _proc.Child(
+                    [python, "-m", "envcheck.smoke.worker", "all_reduce", device],
+                    timeout,
+                    env=rank_env,
+                    marker=MARK,  # the result line is kept however much torch prints
+                )
             )
-        )
+    except BaseException:  # the ranks already started would wait for the missing one
+        for child in children:
+            child.kill()
+            child.wait()
+        raise
     done = _wait_all(children, "all_reduce", label, progress)
     per_rank = [_result("all_reduce", d, c, timeout) for d, c in zip(ranks, done)]
     first_bad = next((r for r in per_rank if r.status != "passed"), None)
