@@ -44,7 +44,7 @@ from ..compat import (
 )
 from ..facts import Facts
 from ..tables import Tables
-from ..tables.model import Release
+from ..tables.model import Release, parse_driver
 from ..values import Platform, Variant
 
 COMPANIONS = ("torchvision", "torchaudio")
@@ -114,6 +114,9 @@ class InstallPlan:
     ways_out: List[str] = field(default_factory=list)
     changes: List[str] = field(default_factory=list)  # what changes against the installed torch
     replaces_build: bool = False  # same version, another build: the pins carry local labels
+    # Facts the plan depends on that the tables do not hold ("kernels for sm_120 in
+    # 2.5.1+cu124: the arch list of that build is not known"): said, never assumed.
+    unverified: List[str] = field(default_factory=list)
     passed_over: List[Tuple[str, str]] = field(
         default_factory=list
     )  # (torch, why not), tried first
@@ -242,16 +245,29 @@ def resolve(
 
     gpu = has_nvidia_gpu(facts) and not target.is_macos
     tried = plan.passed_over
+    picks = []
     for release in usable:
         version = _version_in(release, spec, near)
         variant, why = _pick_variant(facts, tables, release, version, wish, target, gpu)
         if variant is None:
             tried.append((str(version), why))
             continue
+        picks.append((release, version, variant, why))
+        if not _unknown(why):
+            break
+    # A release known to fit comes before one the tables cannot judge; with none known
+    # to fit, the first that may fit is planned, and what is not known is said.
+    known = [p for p in picks if not _unknown(p[3])]
+    for release, version, variant, why in known[:1] or picks[:1]:
         plan.ok = True
         plan.torch, plan.variant = str(version), str(variant)
         plan.default_index = default_index(version, variant, target, tables)
-        plan.reasons = why if isinstance(why, list) else [why]
+        plan.reasons = [w for w in why if not isinstance(w, Unknown)]
+        plan.unverified = [str(w) for w in why if isinstance(w, Unknown)]
+        for _, other, _, reasons in picks:
+            if other != version:
+                unknown = next(str(w) for w in reasons if isinstance(w, Unknown))
+                plan.notes.append(f"passed over torch {other}, not known to fit: {unknown}")
         plan.packages = [Package("torch", str(version))]
         _companions(plan, facts, release, version, wish)
         _triton(plan, facts, release, variant)
@@ -268,7 +284,9 @@ def resolve(
     plan.conflicts.extend(f"torch {v}: {why}" for v, why in tried)
     newest = usable[0] if near is None else max(usable, key=lambda r: Version(r.minor))
     needed = driver_upgrade(facts, tables, newest, target)
-    if needed:
+    have = parse_driver(facts.nvidia.driver_version)
+    floor = parse_driver(needed[1]) if needed else None
+    if needed and (have is None or floor is None or have < floor):  # only a real upgrade
         plan.ways_out.append(
             f"upgrade the NVIDIA driver to {needed[1]} or newer ({needed[0]} of torch {newest.newest})"
         )
@@ -346,6 +364,14 @@ def _python_conflict(plan, matching, platform, python, wanted, tables) -> None:
         plan.ways_out.append(f"or torch {other.newest}, the newest for Python {python}")
 
 
+class Unknown(str):
+    """A reason that is a fact the tables do not hold: the plan is not verified on it."""
+
+
+def _unknown(why: Any) -> bool:
+    return isinstance(why, list) and any(isinstance(w, Unknown) for w in why)
+
+
 def variants_of(release: Release, platform: Platform) -> List[Variant]:
     """The variants PyTorch published for a release on a platform."""
     if platform.is_macos:
@@ -377,6 +403,10 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
             )
             if verdict.level == "too_old":
                 return None, f"{wanted}: {verdict.basis}"
+            kernels = _kernels(facts, tables, release, version, wanted, platform)
+            if isinstance(kernels, str):
+                return None, f"{wanted}: {kernels}"
+            return wanted, [f"{wanted} as asked", *kernels]
         return wanted, [f"{wanted} as asked"]
     if platform.is_macos:
         mps = "with MPS on Apple silicon" if platform.arch == "arm64" else "CPU only"
@@ -389,6 +419,13 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
     variant, reasons = best_cuda_variant(facts, tables, release, platform, prefer, version)
     if variant is None:
         return None, "; ".join(reasons) or "no CUDA variant fits"
+    unknown = _kernels(facts, tables, release, version, variant, platform)
+    if unknown:  # no variant of this release is known to fit: this one may
+        assert not isinstance(unknown, str)
+        return variant, [
+            f"{variant}: no build of torch {version} is known to have kernels for this GPU",
+            *unknown,
+        ] + [f"skipped {r}" for r in reasons]
     cuda = _cuda(variant)
     verdict = driver_verdict(
         tables, cuda, facts.nvidia.driver_version, facts.system.os, facts.nvidia.cuda_driver_version
@@ -433,6 +470,7 @@ def best_cuda_variant(
         variants.insert(0, prefer)
     reasons: List[str] = []
     caps = gpu_capabilities(facts)
+    may_fit: Optional[Variant] = None  # the first whose arch list the tables lack
     for variant in variants:
         verdict = driver_verdict(
             tables,
@@ -456,8 +494,47 @@ def best_cuda_variant(
             if missing:
                 reasons.append(f"{variant}: no kernels for {', '.join(missing)}")
                 continue
+        elif caps:
+            may_fit = may_fit or variant
+            continue
         return variant, reasons
-    return None, reasons
+    return may_fit, reasons
+
+
+def _kernels(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    version: Optional[Version],
+    variant: Variant,
+    platform: Platform,
+) -> Union[str, List[str]]:
+    """Whether ``variant`` of ``release`` has kernels for every GPU here: a reason it
+    has not (str), or the facts that are not known ([] when all are)."""
+    caps = gpu_capabilities(facts)
+    if not caps or not variant.is_cuda:
+        return []
+    arches: Optional[Sequence[str]] = release.arch_list(str(variant), platform.machine)
+    installed = torch_version(facts)
+    if (
+        installed is not None
+        and version is not None
+        and Version(installed.base_version) == version
+        and torch_variant(facts) == variant
+    ):
+        arches = build_arch_list(facts, tables)[0] or arches
+    if arches is None:
+        gpus = ", ".join(sorted({f"{n} ({sm_name(c)})" for n, c in caps}))
+        return [
+            Unknown(
+                f"kernels for {gpus} in torch {version or release.minor}+{variant}: "
+                "the tables do not hold this build's architecture list"
+            )
+        ]
+    missing = sorted(
+        {f"{n} ({sm_name(c)})" for n, c in caps if arch_coverage(tables, arches, c).level == "none"}
+    )
+    return f"no kernels for {', '.join(missing)}" if missing else []
 
 
 def driver_upgrade(
