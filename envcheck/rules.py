@@ -60,6 +60,7 @@ _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "REQ007": ("DRV004",),
     "REQ008": ("TRC001", *_NO_TORCH),
     "ARC002": ("ARC001",),
+    "ARC004": ("RUN001", "RUN002"),  # the deep probe could not ask torch: it failed first
 }
 
 # A pasted message (MSG001, named by its id in compat_tables/messages.json) that is the
@@ -107,7 +108,7 @@ _RULES: List[Rule] = [
         "warning",
         "the newest torch has no build for a GPU",
     ),
-    Rule("ARC004", "arch-list-unknown", "info", "the architectures of this build are not known"),
+    Rule("ARC004", "arch-list-unknown", "warning", "the architectures of this build are not known"),
     # Python and platform
     Rule(
         "PY001", "python-unsupported", "error", "the installed torch has no wheels for this Python"

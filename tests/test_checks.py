@@ -52,7 +52,7 @@ EXPECTED = {
             "TRC001": "pip install torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128"
         },
     ),
-    "shadowed-cudnn": ([("error", "RUN001"), ("info", "ARC004")], {}),
+    "shadowed-cudnn": ([("error", "RUN001")], {}),  # ARC004 follows from it
 }
 
 

@@ -57,7 +57,7 @@ EXPECTED = {
             "gpu0": ("GeForce RTX 3090", "8.6"),
         },
         [
-            ("info", "ARC004", "arch-list-unknown"),
+            ("warning", "ARC004", "arch-list-unknown"),
             ("info", "PY002", "python-too-new-or-old-for-current-torch"),
         ],
     ),
@@ -123,7 +123,7 @@ EXPECTED = {
             ("error", "RUN003", "cuda-unavailable"),
             ("warning", "DRV002", "minor-version-compatibility"),
             ("warning", "TK001", "nvcc-mismatch"),
-            ("info", "ARC004", "arch-list-unknown"),
+            ("warning", "ARC004", "arch-list-unknown"),
             ("info", "PY002", "python-too-new-or-old-for-current-torch"),
         ],
     ),

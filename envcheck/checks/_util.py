@@ -48,13 +48,14 @@ def what_fits(facts: Facts, tables: Tables) -> str:
     if not plan.ok:
         return "Nothing fits: " + "; ".join(plan.conflicts + plan.ways_out) + "."
     picked = f"torch {plan.torch} ({plan.variant})"
+    unknown = f" Not verified: {'; '.join(plan.unverified)}." if plan.unverified else ""
     if version is None or Version(plan.torch or "0") == Version(version.base_version):
-        return f"{picked} fits: {plan.reasons[0]}."
+        return f"{picked} {'may fit' if unknown else 'fits'}: {plan.reasons[0]}.{unknown}"
     text = f"No build of torch {version.base_version} fits this machine"
     why = dict(plan.passed_over).get(version.base_version)
     if why:
         text += f" ({why})"
-    text += f"; {picked} is the nearest release that does: {plan.reasons[0]}."
+    text += f"; {picked} is the nearest release that does: {plan.reasons[0]}.{unknown}"
     release = tables.release(version)
     platform = platform_of(facts)
     upgrade = (

@@ -1,0 +1,81 @@
+"""Unknown is said, never read as "fits": install plans and checks where the tables lack
+a build's architecture list.
+
+On the frozen fixture tables (tests/fixture_tables) the arch lists of torch 1.8-2.6 are
+absent, as they were in the shipped tables before they were researched: these tests
+keep the logic honest whatever the shipped data holds.
+"""
+
+from __future__ import annotations
+
+from envcheck.facts import Facts, GpuFacts, TorchFacts
+from envcheck.install import Wish, resolve
+from envcheck.values import Severity
+from tests.fixtures import TABLES, finding, profile, report_of
+
+RTX5090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 5090", compute_capability="12.0")
+RTX4090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
+
+
+def _box(gpu: GpuFacts, torch: str = "", cuda: str = "") -> Facts:
+    facts = profile("docker-small-shm")  # Linux x86_64
+    facts.python.version = "3.11.7"
+    facts.nvidia.gpus = [gpu]
+    facts.nvidia.driver_version = "570.86.10"
+    facts.nvidia.cuda_driver_version = "12.8"
+    facts.nvidia.device_nodes = ["/dev/nvidia0"]
+    facts.torch = TorchFacts(
+        installed=bool(torch),
+        version=torch or None,
+        dist_version=torch or None,
+        cuda=cuda or None,
+        location="/x/site-packages/torch" if torch else None,
+        installer="pip" if torch else None,
+    )
+    return facts
+
+
+def test_the_fixture_tables_lack_the_lists_these_tests_need() -> None:
+    release = next(r for r in TABLES.releases if r.minor == "2.5")
+    assert release.arch_list("cu124", "x86_64") is None
+
+
+def test_a_missing_arch_list_is_not_coverage() -> None:
+    """The issue's case: no 2.5 build has sm_120 kernels, and nothing said it had."""
+    plan = resolve(_box(RTX5090), TABLES, Wish(torch="2.5"), "linux-x86_64")
+    assert plan.ok and plan.torch == "2.5.1"
+    assert not any("covered by" in r for r in plan.reasons)
+    assert plan.unverified == [
+        "kernels for NVIDIA GeForce RTX 5090 (sm_120) in torch 2.5.1+cu124: "
+        "the tables do not hold this build's architecture list"
+    ]
+    assert plan.to_dict()["unverified"] == plan.unverified
+
+
+def test_a_build_known_to_fit_comes_before_one_that_may() -> None:
+    """Near 2.6 (no lists) the resolver looks at 2.6 first, then 2.7, whose cu128 list is
+    known to cover sm_120: it takes 2.7 and says why it passed 2.6 over."""
+    plan = resolve(_box(RTX5090), TABLES, Wish(torch=">=2.6,<2.8", near="2.6.0"), "linux-x86_64")
+    assert plan.ok and (plan.torch, plan.variant) == ("2.7.1", "cu128")
+    assert plan.unverified == []
+    assert any(n.startswith("passed over torch 2.6.0, not known to fit") for n in plan.notes)
+
+
+def test_an_explicit_variant_with_an_unknown_list_is_not_verified() -> None:
+    plan = resolve(_box(RTX4090), TABLES, Wish(torch="2.5", variant="cu121"), "linux-x86_64")
+    assert plan.ok and plan.variant == "cu121"
+    assert plan.unverified and "sm_89" in plan.unverified[0]
+
+
+def test_a_known_list_needs_no_caveat() -> None:
+    plan = resolve(_box(RTX4090), TABLES, Wish(torch="2.13"), "linux-x86_64")
+    assert plan.ok and plan.unverified == []
+
+
+def test_check_warns_when_the_installed_builds_coverage_is_unknown() -> None:
+    """2.5.1+cu124 with an RTX 5090, no deep probe: not a silent READY."""
+    facts = _box(RTX5090, torch="2.5.1+cu124", cuda="12.4")
+    report = report_of(facts)
+    unknown = finding(report, "ARC004")
+    assert unknown is not None and unknown.severity is Severity.WARNING
+    assert report_of(facts, strict=True).verdict.value == "not ready"
