@@ -37,6 +37,7 @@ _INSTALL_FIX = {
     "TRC001",
     "TRC002",
     "TRC003",
+    "TRC004",
     "DRV001",
     "ARC001",
     "PY001",
@@ -58,7 +59,7 @@ _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "REQ003": ("TRC001", "TRC003"),
     "REQ004": ("RUN003", "DRV004", "GPU001", "GPU005"),
     "REQ007": ("DRV004",),
-    "REQ008": ("TRC001", *_NO_TORCH),
+    "REQ008": ("TRC001", "TRC004", *_NO_TORCH),
     "ARC002": ("ARC001",),
     "ARC004": ("RUN001", "RUN002"),  # the deep probe could not ask torch: it failed first
 }
@@ -87,6 +88,12 @@ _RULES: List[Rule] = [
         "a CUDA torch on a machine without an NVIDIA GPU",
     ),
     Rule("TRC003", "torch-not-installed", "info", "torch is not installed in this environment"),
+    Rule(
+        "TRC004",
+        "build-for-other-vendor",
+        "error",
+        "a ROCm torch with an NVIDIA GPU, or a CUDA torch with an AMD GPU",
+    ),
     # driver
     Rule("DRV001", "driver-too-old", "error", "the driver cannot run torch's CUDA build"),
     Rule(

@@ -79,3 +79,32 @@ def test_check_warns_when_the_installed_builds_coverage_is_unknown() -> None:
     unknown = finding(report, "ARC004")
     assert unknown is not None and unknown.severity is Severity.WARNING
     assert report_of(facts, strict=True).verdict.value == "not ready"
+
+
+# --------------------------------------------------------------------------- build vs vendor
+
+
+def test_a_rocm_torch_on_an_nvidia_machine_is_an_error_with_the_cuda_build() -> None:
+    facts = _box(RTX4090, torch="2.13.0+rocm6.4")
+    facts.torch.hip = "6.4"
+    report = report_of(facts)
+    wrong = finding(report, "TRC004")
+    assert wrong.severity is Severity.ERROR and "ROCm (AMD) build" in wrong.title
+    assert report.verdict.value == "not ready"
+    assert wrong.command is not None
+    assert wrong.command.startswith("pip install torch==2.13.0+cu")  # the label replaces it
+
+
+def test_a_cuda_torch_on_an_amd_machine_is_an_error_with_the_rocm_build() -> None:
+    from envcheck.facts import AmdFacts, AmdGpuFacts
+
+    facts = _box(RTX4090, torch="2.13.0+cu126", cuda="12.6")
+    facts.nvidia.gpus = []
+    facts.nvidia.driver_version = facts.nvidia.cuda_driver_version = None
+    facts.nvidia.device_nodes = []
+    facts.amd = AmdFacts(gpus=[AmdGpuFacts(index=0, gfx="gfx942")])
+    report = report_of(facts)
+    wrong = finding(report, "TRC004")
+    assert wrong.severity is Severity.ERROR and "CUDA (NVIDIA) build" in wrong.title
+    assert wrong.command is not None and "+rocm" in wrong.command
+    assert not [f for f in report.findings if f.code == "TRC002"]  # not "no GPU here"

@@ -28,6 +28,23 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
         return [_cpu_on_gpu(facts, tables)]
     if variant is not None and variant.is_cpu and has_amd_gpu(facts):
         return [_cpu_on_amd(facts, tables)]
+    amd = has_amd_gpu(facts)
+    if variant is not None and variant.is_rocm and gpu and not amd:
+        return [
+            _other_vendor(facts, tables, "a ROCm (AMD) build", f"NVIDIA GPUs: {gpu_list(facts)}")
+        ]
+    if variant is not None and variant.is_cuda and amd and not gpu:
+        gfx = ", ".join(g.gfx or "?" for g in facts.amd.gpus)
+        return [_other_vendor(facts, tables, "a CUDA (NVIDIA) build", f"AMD GPUs: {gfx}")]
+    if variant is not None and variant.is_rocm and not amd and not gpu and not darwin:
+        return [
+            RULES["TRC002"](
+                f"torch {facts.torch.version} is a ROCm build, but no AMD GPU is here",
+                [f"torch {facts.torch.version}", "no AMD GPU (no KFD topology) found"],
+                "It runs on the CPU, carrying the ROCm libraries it cannot use. "
+                + what_fits(facts, tables),
+            )
+        ]
     if variant is not None and variant.is_cuda and not gpu and not darwin:
         return [
             RULES["TRC002"](
@@ -39,6 +56,17 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
             )
         ]
     return []
+
+
+def _other_vendor(facts: Facts, tables: Tables, build: str, gpus: str) -> Finding:
+    """torch built for the other GPU vendor: it imports, then sees no device at all
+    (torch.cuda.is_available() is False), so the job runs on the CPU or fails."""
+    return RULES["TRC004"](
+        f"torch {facts.torch.version} is {build}, but this machine's GPUs are from the other vendor",
+        [f"torch {facts.torch.version}", gpus],
+        "torch sees no GPU with this build. Install the build for this machine's GPUs. "
+        + what_fits(facts, tables),
+    )
 
 
 def _cpu_on_gpu(facts: Facts, tables: Tables) -> Finding:
