@@ -165,6 +165,21 @@ def gpu_capabilities(facts: Facts) -> List[Tuple[str, str]]:
     return [(n, c) for n, c in devices if c and ComputeCapability.maybe(c)]
 
 
+def driver_predates(facts: Facts, tables: Tables) -> List[Tuple[str, str, str]]:
+    """(name, capability, driver needed) of each NVIDIA GPU the installed driver's branch
+    is older than: such a driver does not support the GPU at all, whatever CUDA a build
+    uses. A GPU whose first driver the tables do not hold is not judged here."""
+    driver = parse_driver(facts.nvidia.driver_version)
+    if driver is None:
+        return []
+    out = []
+    for name, cc in gpu_capabilities(facts):
+        first = tables.first_driver(cc)
+        if first is not None and not first.supports(driver):
+            out.append((name, cc, first.needed(facts.system.os)))
+    return sorted(set(out))
+
+
 def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], str]:
     """The architectures the installed torch carries, and where that came from."""
     rt = facts.torch_runtime

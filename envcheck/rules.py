@@ -39,6 +39,7 @@ _INSTALL_FIX = {
     "TRC003",
     "TRC004",
     "DRV001",
+    "DRV005",
     "ARC001",
     "PY001",
     "PKG001",
@@ -54,7 +55,9 @@ _NO_TORCH = ("TRC003", "RUN001", "RUN002")
 _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "SMK001": _NO_TORCH,
     "SMK002": _NO_TORCH,
-    "RUN003": ("DRV001", "DRV003", "DRV004", "GPU001", "GPU005", "SYS005"),
+    "RUN003": ("DRV001", "DRV003", "DRV004", "DRV005", "GPU001", "GPU005", "SYS005"),
+    "DRV001": ("DRV005",),  # a driver that cannot see the GPU: that comes first
+    "TRC001": ("DRV005",),
     "REQ001": ("TRC003",),
     "REQ003": ("TRC001", "TRC003"),
     "REQ004": ("RUN003", "DRV004", "GPU001", "GPU005"),
@@ -104,6 +107,7 @@ _RULES: List[Rule] = [
     ),
     Rule("DRV003", "driver-dropped-gpu", "error", "the driver branch no longer supports a GPU"),
     Rule("DRV004", "nvml-failed", "error", "NVML, the driver's management library, failed"),
+    Rule("DRV005", "driver-predates-gpu", "error", "the driver is older than the GPU it must run"),
     # GPU architectures
     Rule(
         "ARC001", "no-kernels-for-gpu", "error", "torch carries no kernels for a GPU's architecture"

@@ -242,12 +242,16 @@ def test_profiles_get_the_right_plan(name, torch, variant, command) -> None:
 
 
 def test_the_reason_reads_like_the_issue_example() -> None:
+    """An RTX 4090 on driver 535 (an RTX 5090 needs an R570 driver: tests/test_first_driver)."""
     facts = profile("rtx5090-cu126")
     facts.nvidia.driver_version = "535.104.05"
+    facts.nvidia.gpus = [
+        GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
+    ]
     plan = resolve(facts, TABLES, Wish(), "linux-x86_64")
     assert plan.reasons[0] == (
         "driver 535.104.05 runs CUDA 12.x through minor-version compatibility; "
-        "NVIDIA GeForce RTX 5090 (sm_120) covered by cu128 -> torch 2.11.0+cu128"
+        "NVIDIA GeForce RTX 4090 (sm_89) covered by cu126 -> torch 2.14.1+cu126"
     )
 
 
@@ -458,12 +462,12 @@ def test_check_ends_with_the_install_advice() -> None:
     env = {
         "ENVCHECK_DRIVER_VERSION": "535.104.05",
         "ENVCHECK_CUDA_DRIVER_VERSION": "12.2",
-        "ENVCHECK_GPUS": "NVIDIA GeForce RTX 5090:12.0:32GiB",
+        "ENVCHECK_GPUS": "NVIDIA GeForce RTX 4090:8.9:24GiB",
         "ENVCHECK_FACT_TORCH_INSTALLED": "false",
         "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",  # the answer depends on the Python
     }
     out = envcheck("check", "--no-deep", env=env)
-    command = "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128"
+    command = "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126"
     # Given once, under TRC003: the report has one install plan.
     assert out.stdout.count(command) == 1
     # With torch 2.13.0+cpu and torchvision installed, the same one plan replaces both.
@@ -473,7 +477,7 @@ def test_check_ends_with_the_install_advice() -> None:
         ENVCHECK_FACT_TORCH_COMPANIONS='[{"name": "torchvision", "version": "0.28.0"}]',
     )
     out = envcheck("check", "--no-deep", env=env)
-    command = "pip install torch==2.11.0 torchvision==0.26.0 --index-url https://download.pytorch.org/whl/cu128"
+    command = "pip install torch==2.13.0+cu126 torchvision==0.28.0+cu126 --index-url https://download.pytorch.org/whl/cu126"
     assert out.stdout.count("$ pip install") == 1 and command in out.stdout
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
-from ..compat import driver_verdict
+from ..compat import driver_predates, driver_verdict, sm_name
 from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
@@ -17,7 +17,26 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     findings = _nvml(facts)
     findings += _driver_vs_build(facts, tables)
     findings += _dropped_gpus(facts, tables)
+    findings += _predates_gpus(facts, tables)
     return findings
+
+
+def _predates_gpus(facts: Facts, tables: Tables) -> List[Finding]:
+    """A driver older than the GPU: it does not support it at all (on Linux the GPU is
+    missing from nvidia-smi, or "RmInitAdapter failed" is in the kernel log)."""
+    gaps = driver_predates(facts, tables)
+    if not gaps:
+        return []
+    need = max((n for _, _, n in gaps), key=lambda n: (n[0].isdigit(), n))
+    gpus = ", ".join(f"{name} ({sm_name(cc)})" for name, cc, _ in gaps)
+    return [
+        RULES["DRV005"](
+            f"Driver {facts.nvidia.driver_version} is older than {gpus}: it does not support it",
+            [driver_text(facts), *(f"{name}: needs {n} or newer" for name, _, n in gaps)],
+            f"Upgrade the NVIDIA driver to {need} or newer (no torch build helps before that; "
+            "on Linux, Blackwell GPUs need the open kernel modules).",
+        )
+    ]
 
 
 def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:

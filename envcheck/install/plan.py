@@ -33,6 +33,7 @@ from ..compat import (
     INDEX_URL,
     arch_coverage,
     build_arch_list,
+    driver_predates,
     driver_verdict,
     gpu_capabilities,
     has_amd_gpu,
@@ -244,6 +245,19 @@ def resolve(
         usable = _nearest_first(usable, near)
 
     gpu = has_nvidia_gpu(facts) and not target.is_macos
+    predates = _driver_predates(facts, tables) if gpu else ""
+    if predates and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
+        # No release can help: say it once, with the driver that sees the GPU first.
+        plan.conflicts.append(predates)
+        need = driver_predates(facts, tables)[0][2]
+        plan.ways_out.append(f"upgrade the NVIDIA driver to {need} or newer, then ask again")
+        needed = driver_upgrade(facts, tables, usable[0], target)
+        if needed:
+            plan.ways_out.append(
+                f"driver {needed[1]} or newer also runs {needed[0]} of torch {usable[0].newest}"
+            )
+        plan.ways_out.append("use the CPU build (--variant cpu)")
+        return plan
     tried = plan.passed_over
     picks = []
     for release in usable:
@@ -393,6 +407,8 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
         if wanted not in offered:
             published = ", ".join(map(str, offered))
             return None, f"no {wanted} build for {platform} (published: {published})"
+        if wanted.is_cuda and gpu and _driver_predates(facts, tables):
+            return None, _driver_predates(facts, tables)
         if wanted.is_cuda and gpu:
             verdict = driver_verdict(
                 tables,
@@ -415,6 +431,9 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
         return _rocm_variant(facts, release, version, platform)
     if not gpu:
         return Variant("cpu"), ["no NVIDIA GPU here: the CPU build"]
+    predates = _driver_predates(facts, tables)
+    if predates:
+        return None, predates
     prefer = torch_variant(facts) if wish.near else None
     variant, reasons = best_cuda_variant(facts, tables, release, platform, prefer, version)
     if variant is None:
@@ -441,6 +460,16 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
     return variant, [f"{how}; {gpus} covered by {variant}{kept} -> torch {version}+{variant}"] + [
         f"skipped {r}" for r in reasons
     ]
+
+
+def _driver_predates(facts: Facts, tables: Tables) -> str:
+    """Why no CUDA build can run: the driver is older than a GPU here ("" when it is not)."""
+    gaps = driver_predates(facts, tables)
+    return "; ".join(
+        f"driver {facts.nvidia.driver_version} is older than {name} ({sm_name(cc)}), "
+        f"which needs {need} or newer"
+        for name, cc, need in gaps
+    )
 
 
 def best_cuda_variant(

@@ -24,6 +24,7 @@ from .model import (
     Caveat,
     DriverVersion,
     Family,
+    FirstDriver,
     GpuModel,
     MessageRule,
     MinorCompat,
@@ -335,6 +336,40 @@ def _cuda_driver(data: Dict[str, Any], file: str):
     return tuple(toolkits), compat, caveats, branches
 
 
+def _first_drivers(data: Dict[str, Any], file: str) -> Tuple[FirstDriver, ...]:
+    """cuda_driver.json's gpu_first_driver: the first driver per compute capability."""
+    r = _Reader(file, {})
+    section = r.get(data, "gpu_first_driver", "document", dict, optional=True)
+    if section is None:
+        return ()
+    out: List[FirstDriver] = []
+    for i, raw in enumerate(r.get(section, "records", "gpu_first_driver", list)):
+        where = f"gpu_first_driver.records[{i}]"
+        if not isinstance(raw, dict):
+            raise r.fail(where, "a record must be an object")
+        capability = r.get(raw, "capability", where, str)
+        if not re.fullmatch(r"\d+\.\d+", capability):
+            raise r.fail(f"{where}.capability", f"{capability!r} is not a compute capability")
+        branch = r.get(raw, "branch", where, int)
+        if isinstance(branch, bool) or not 100 <= branch <= 9999:
+            raise r.fail(f"{where}.branch", f"{branch!r} is not a driver branch")
+        out.append(
+            FirstDriver(
+                capability=capability,
+                branch=branch,
+                linux=r.opt_driver(raw.get("linux"), f"{where}.linux"),
+                windows=r.opt_driver(raw.get("windows"), f"{where}.windows"),
+                example=r.get(raw, "example", where, str),
+                provenance=r.provenance(
+                    raw, where, ["capability", "branch", "linux", "windows", "example"]
+                ),
+            )
+        )
+    if len({f.capability for f in out}) != len(out):
+        raise TableError(f"{file}: gpu_first_driver: a capability is listed twice")
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- GPUs
 
 
@@ -514,4 +549,5 @@ def load_tables(directory: Optional[os.PathLike] = None) -> Tables:
         sources=sources,
         uv_torch_backends=uv_backends,
         messages=messages,
+        first_drivers=_first_drivers(docs["cuda_driver"], str(files["cuda_driver"].path)),
     )

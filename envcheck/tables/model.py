@@ -8,6 +8,7 @@ live in compat_tables/*.json. Every comparison goes through
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +128,29 @@ class MinorCompat:
 
 
 @dataclass(frozen=True)
+class FirstDriver:
+    """The first driver that supports GPUs of a compute capability at all: an older one
+    does not see the GPU, whatever CUDA a build uses."""
+
+    capability: str
+    branch: int  # R570 -> 570
+    linux: Optional[DriverVersion]  # the first version of the branch; None: only the branch
+    windows: Optional[DriverVersion]
+    example: str
+    provenance: Provenance
+
+    def needed(self, os_name: str) -> str:
+        exact = self.windows if os_name == "Windows" else self.linux
+        return str(exact) if exact is not None else f"an R{self.branch} driver"
+
+    def supports(self, driver: DriverVersion) -> bool:
+        """False for a driver of an older branch: it cannot run the GPU. Within the first
+        branch the recorded version is only the first known to *name* the GPU (an upper
+        bound: 570.86.15 ran an RTX 5090 that 570.86.16 first names), so it is not judged."""
+        return driver.major >= self.branch
+
+
+@dataclass(frozen=True)
 class Caveat:
     id: str
     text: str
@@ -217,6 +241,7 @@ class Tables:
     sources: Mapping[str, str]
     uv_torch_backends: Tuple[str, ...] = ()  # values `uv pip install --torch-backend` accepts
     messages: Tuple[MessageRule, ...] = ()
+    first_drivers: Tuple[FirstDriver, ...] = ()  # per compute capability (cuda_driver.json)
 
     # ---------------------------------------------------------------- torch
 
@@ -267,6 +292,10 @@ class Tables:
     def newest_driver_branch(self) -> int:
         return max(self.driver_branches)
 
+    def first_driver(self, capability: str) -> Optional[FirstDriver]:
+        """The first driver for GPUs of ``capability``; None when the tables do not say."""
+        return next((f for f in self.first_drivers if f.capability == capability), None)
+
     # ---------------------------------------------------------------- GPUs
 
     def family(self, capability: str) -> Optional[Family]:
@@ -306,6 +335,7 @@ class Tables:
         return {n: (now - date.fromisoformat(f.as_of)).days for n, f in self.files.items()}
 
 
+@functools.lru_cache(maxsize=1024)  # capability_of compares every table name, every call
 def _normalise_gpu(name: str) -> str:
     text = re.sub(r"[^a-z0-9]+", " ", name.lower())
     return " ".join(w for w in text.split() if w not in ("nvidia", "tesla"))
