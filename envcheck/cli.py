@@ -406,6 +406,8 @@ def _print_plan(plan, command) -> None:
         click.echo(f"  {r}")
     for n in plan.notes:
         click.echo(f"  note: {n}")
+    for u in plan.unverified:
+        click.echo(f"  not verified: {u}")
     if plan.changes:
         click.echo("  what changes against the installed torch:")
         for c in plan.changes:
