@@ -602,17 +602,18 @@ def diagnose(ctx, source, as_json, strict, ignore) -> None:
 
     Runs the same checks and install advice as `envcheck check`, on the facts the text
     contains, and says which facts were missing (so which checks could not run).
-    Exit codes as for `check`.
+    Exit codes as for `check`; 2 when nothing in the text can be read (not judged).
     """
-    from .diagnose import diagnose_text
+    from .diagnose import NOTHING_READ, diagnose_text, read_source, unjudged_json
 
-    text = source.read(4 * 1024 * 1024)
-    report = diagnose_text(text, _load_tables(ctx), ignore, strict)
-    if not as_json and not (report.diagnosis or {}).get("read"):
-        click.echo(
-            "envcheck found nothing it can read in this text (collect_env, nvidia-smi, envcheck JSON, "
-            "or a known error message)."
-        )
+    text, notes = read_source(source)  # at most 4 MiB; notes say what was not read
+    for note in notes:
+        click.echo(f"envcheck: {note}", err=True)
+    report = diagnose_text(text, _load_tables(ctx), ignore, strict, notes)
+    if not (report.diagnosis or {}).get("read"):  # no facts: not judged, never "ready"
+        if as_json:
+            click.echo(unjudged_json(report, NOTHING_READ), nl=False)
+        click.echo(NOTHING_READ, err=as_json)
         ctx.exit(exitcodes.USAGE)
     _emit(report, "json" if as_json else "text", None)
     ctx.exit(report.exit_code)

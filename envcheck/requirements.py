@@ -18,6 +18,7 @@ Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from packaging.version import InvalidVersion, Version
 from .compat import gpu_capabilities
 from .facts import Facts
 from .findings import Finding
-from .probes.overrides import parse_size
+from .probes.overrides import one_line, parse_size
 from .report.style import size as fmt_size
 from .tables.model import capability_key, parse_version
 from .values import ComputeCapability
@@ -40,10 +41,17 @@ from .rules import RULES  # noqa: E402 - REQ001-REQ008 live in the one registry
 
 SMOKE_TESTS = ("matmul", "amp", "all_reduce", "memory", "compile")
 DTYPES = ("bf16", "fp16", "tf32")
+MAX_CONFIG = 1024 * 1024  # bytes: no pyproject.toml or envcheck.toml is anywhere near this
+# How each version key is written as a string (a TOML number loses digits: 3.10 is 3.1).
+_EXAMPLES = {"torch": '">=2.4"', "python": '">=3.10"', "cuda": '"12.1"'}
 
 
 class ConfigError(ValueError):
-    """A [tool.envcheck] table (or envcheck.toml) that cannot be used; names file and key."""
+    """A [tool.envcheck] table (or envcheck.toml) that cannot be used; names file and key,
+    on one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
 
 
 class RequirementError(RuntimeError):
@@ -88,8 +96,34 @@ class Requirements:
         return bool(self.dtypes or self.backend or self.gpus)
 
 
+def _kind(value: Any) -> str:
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
+
+
+def _version_text(value: Any, key: str, where: str) -> str:
+    """A version key's text: a string, or a whole number (``python = 3`` is exact); a
+    float is refused, since TOML reads ``python = 3.10`` as 3.1."""
+    if isinstance(value, float):
+        raise ConfigError(
+            f"{where}: {key} = {value!r} is a number, and a number loses digits (3.10 reads as "
+            f"3.1); write it as a string: {key} = {_EXAMPLES[key]}"
+        )
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ConfigError(
+            f"{where}: {key} must be a string like {_EXAMPLES[key]}, not {_kind(value)}"
+        )
+    return str(value)
+
+
 def _spec(value: Any, key: str, where: str) -> SpecifierSet:
-    text = str(value).strip()
+    text = _version_text(value, key, where).strip()
     if text and text[0].isdigit():
         text = f">={text}"
     try:
@@ -103,6 +137,8 @@ def _spec(value: Any, key: str, where: str) -> SpecifierSet:
 def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
     """Validate a [tool.envcheck] table; unknown keys and bad values are ConfigErrors."""
     req = Requirements(source=where)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: [tool.envcheck] must be a table, not {_kind(raw)}")
     known = set(Requirements.__dataclass_fields__) - {"source"}
     for key in raw:
         if key not in known:
@@ -113,7 +149,7 @@ def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
         req.python = _spec(raw["python"], "python", where)
     if "cuda" in raw:
         try:
-            req.cuda = Version(str(raw["cuda"]))
+            req.cuda = Version(_version_text(raw["cuda"], "cuda", where))
         except InvalidVersion:
             raise ConfigError(
                 f"{where}: cuda = {raw['cuda']!r} is not a version like '12.1'"
@@ -123,16 +159,13 @@ def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
             raise ConfigError(f"{where}: gpus = {raw['gpus']!r} is not a whole number")
         req.gpus = raw["gpus"]
     if "gpu_memory" in raw:
-        value = raw["gpu_memory"]
-        try:
-            req.gpu_memory = (
-                parse_size(str(value)) if isinstance(value, str) else int(value * 2**30)
-            )
-        except (ValueError, TypeError):
-            raise ConfigError(
-                f"{where}: gpu_memory = {value!r} is not a size like '40GiB'"
-            ) from None
+        req.gpu_memory = _gpu_memory(raw["gpu_memory"], where)
     if "compute_capability" in raw:
+        if isinstance(raw["compute_capability"], (bool, list, dict)):
+            raise ConfigError(
+                f"{where}: compute_capability must be a string like '8.0', "
+                f"not {_kind(raw['compute_capability'])}"
+            )
         cc = str(raw["compute_capability"])
         try:
             capability_key(cc)
@@ -159,18 +192,77 @@ def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
     return req
 
 
+def _gpu_memory(value: Any, where: str) -> int:
+    """Bytes per GPU: a size string ('40GiB'), or a number of GiB; more than zero."""
+    bad = f"{where}: gpu_memory = {value!r} is not a size like '40GiB'"
+    if isinstance(value, str):
+        try:
+            size = parse_size(value)
+        except ValueError:
+            raise ConfigError(bad) from None
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise ConfigError(bad)
+        try:
+            size = int(value * 2**30)
+        except OverflowError:  # a finite float too large for bytes (1e300)
+            raise ConfigError(bad) from None
+    else:
+        raise ConfigError(f"{bad}, it is {_kind(value)}")
+    if size <= 0:
+        raise ConfigError(
+            f"{where}: gpu_memory = {value!r}: the memory per GPU must be more than 0"
+        )
+    return size
+
+
+class _Unreadable(ConfigError):
+    """A config file that is not UTF-8 or not TOML (as opposed to one that cannot be opened)."""
+
+    def __init__(self, message: str, mentions_envcheck: bool) -> None:
+        super().__init__(message)
+        self.mentions_envcheck = mentions_envcheck
+
+
 def _toml(path: Path) -> Dict[str, Any]:
+    """The TOML document in ``path``: at most MAX_CONFIG bytes of UTF-8, else ConfigError."""
     if sys_version() >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.9/3.10
         import tomli as tomllib  # type: ignore[no-redef]
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            data = fh.read(MAX_CONFIG + 1)  # bounded: --config /dev/zero must not fill memory
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG // 1024} KiB; not a TOML config file")
+    mentions = b"envcheck" in data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Unreadable(
+            f"{path}: not UTF-8 text (TOML files are UTF-8): byte 0x{data[exc.start]:02x} "
+            f"at offset {exc.start}",
+            mentions,
+        ) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        raise _Unreadable(f"{path}: not valid TOML: {exc}", mentions) from None
+    except RecursionError:
+        raise _Unreadable(f"{path}: not valid TOML: nested too deeply", mentions) from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise _Unreadable(f"{path}: not valid TOML: {exc}", mentions) from None
+
+
+def _envcheck_table(data: Dict[str, Any], whole: bool) -> Any:
+    """[tool.envcheck] of a document; with ``whole`` (envcheck.toml) the document itself
+    when it has none. None when there is none."""
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "envcheck" in tool:
+        return tool["envcheck"]
+    return data if whole else None
 
 
 def sys_version() -> Tuple[int, int]:
@@ -181,15 +273,28 @@ def sys_version() -> Tuple[int, int]:
 
 def find_config(start: Optional[Union[str, Path]] = None) -> Optional[Tuple[Path, Dict[str, Any]]]:
     """envcheck.toml, or a pyproject.toml with [tool.envcheck], from ``start`` upwards."""
-    folder = Path(start or os.getcwd()).resolve()
+    try:
+        folder = Path(start or os.getcwd()).resolve()
+    except OSError:  # the current folder was deleted under us: there is nothing to search
+        return None
     for candidate in (folder, *folder.parents):
         own = candidate / "envcheck.toml"
         if own.is_file():
-            data = _toml(own)
-            return own, data.get("tool", {}).get("envcheck", data)
+            return own, _envcheck_table(_toml(own), whole=True)
         project = candidate / "pyproject.toml"
         if project.is_file():
-            table = _toml(project).get("tool", {}).get("envcheck")
+            try:
+                data = _toml(project)
+            except _Unreadable as exc:
+                # Another tool's pyproject.toml that is not UTF-8 or not TOML. One that never
+                # spells "envcheck" holds no [tool.envcheck] (short of a \u escape in a quoted
+                # key), so it is not ours to refuse: look further up, as for any pyproject
+                # without our table. One that does may hold requirements we cannot read, and
+                # passing without them would be a lie: a ConfigError naming the file.
+                if exc.mentions_envcheck:
+                    raise
+                continue
+            table = _envcheck_table(data, whole=False)
             if table is not None:
                 return project, table
     return None
@@ -201,19 +306,18 @@ def load_requirements(
     """From ``--config FILE``, or found from the current folder upwards; None when absent."""
     if config:
         path = Path(config)
-        data = _toml(path)
-        table = data.get("tool", {}).get(
-            "envcheck", data if path.name != "pyproject.toml" else None
-        )
+        table = _envcheck_table(_toml(path), whole=path.name != "pyproject.toml")
         if table is None:
             raise ConfigError(f"{path}: no [tool.envcheck] table")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.envcheck] must be a table, not {_kind(table)}")
         return parse_requirements(table, str(path))
     found = find_config(start)
     if found is None:
         return None
     path, table = found
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.envcheck] must be a table")
+        raise ConfigError(f"{path}: [tool.envcheck] must be a table, not {_kind(table)}")
     return parse_requirements(table, str(path))
 
 

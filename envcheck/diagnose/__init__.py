@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import IO, TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from ..facts import Facts, GpuFacts
 from ..findings import Finding
@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from ..core import Report
 
 MESSAGE = RULES["MSG001"]
+MAX_INPUT = 4 * 1024 * 1024  # characters of a file or stdin that diagnose reads
+NOTHING_READ = (
+    "envcheck found nothing it can read in this text (collect_env, nvidia-smi, envcheck JSON, "
+    "or a known error message)."
+)
 KEY_FACTS = [
     ("torch", "torch version and build"),
     ("nvidia", "NVIDIA driver and GPUs"),
@@ -42,6 +47,35 @@ class Explanation:
     facts: Facts
     findings: List[Finding]
     observed: List[str] = field(default_factory=list)
+
+
+def read_source(source: IO[str]) -> Tuple[str, List[str]]:
+    """At most MAX_INPUT characters of an open file or stdin, and notes on what was not
+    read: the rest of a longer input, or the whole of one that fails to read (a
+    ``read()`` that raises OSError gives no text; the caller then finds nothing to read)."""
+    name = getattr(source, "name", None) or "the input"
+    try:
+        text = source.read(MAX_INPUT + 1)
+    except OSError as exc:
+        return "", [f"cannot read {name}: {exc.strerror or exc}"]
+    if len(text) <= MAX_INPUT:
+        return text, []
+    return text[:MAX_INPUT], [
+        f"read only the first {MAX_INPUT // 2**20} MiB of {name}; the rest was not diagnosed"
+    ]
+
+
+def unjudged_json(report: Report, error: str) -> str:
+    """``diagnose --json`` when nothing in the text could be read: the report's document,
+    with the verdict "not judged" and ``ready`` null (no facts, so no verdict), and the error.
+    """
+    import json
+
+    from ..report.findings_text import report_dict
+
+    out = report_dict(report)
+    out.update(verdict="not judged", ready=None, error=error)
+    return json.dumps(out, indent=2) + "\n"
 
 
 def read_text(text: str, tables: Tables) -> Reading:
@@ -86,13 +120,20 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
     return findings
 
 
+def _digits(raw: Optional[str]) -> str:
+    """``raw`` when it is a short number in ASCII digits (a table's pattern may capture
+    anything), else ""."""
+    return raw if raw and raw.isascii() and raw.isdigit() and len(raw) <= 9 else ""
+
+
 def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
     f = reading.facts
     groups = match.groupdict()
     for fact, source in rule.extracts.items():
         raw = groups.get(source, source)
-        if fact == "gpu_capability" and raw and raw.isdigit() and len(raw) >= 2:
-            cc = str(ComputeCapability.from_number(raw))
+        number = _digits(raw)
+        if fact == "gpu_capability" and len(number) >= 2:
+            cc = str(ComputeCapability.from_number(number))
             if not any(g.compute_capability for g in f.nvidia.gpus):
                 if f.nvidia.gpus:
                     f.nvidia.gpus[0].compute_capability = cc
@@ -105,8 +146,8 @@ def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
                         )
                     ]
             reading.observed.add("nvidia")
-        elif fact == "cuda_driver_version" and raw and raw.isdigit():
-            f.nvidia.cuda_driver_version = cuda_version_from_int(int(raw))
+        elif fact == "cuda_driver_version" and number:
+            f.nvidia.cuda_driver_version = cuda_version_from_int(int(number))
             reading.observed.add("nvidia")
         elif fact == "nvcc_version" and raw:
             f.toolkit.nvcc_version = raw
@@ -122,13 +163,19 @@ def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
 
 
 def diagnose_text(
-    text: str, tables: Tables, ignore: Sequence[str] = (), strict: bool = False
+    text: str,
+    tables: Tables,
+    ignore: Sequence[str] = (),
+    strict: bool = False,
+    notes: Sequence[str] = (),
 ) -> Report:
     """The Report for a pasted text: the same core as `envcheck check`, on the facts the
-    text carries; rules whose facts it lacks are not judged (``Report.not_run``)."""
+    text carries; rules whose facts it lacks are not judged (``Report.not_run``).
+    ``notes`` (from read_source: input left unread) join the diagnosis's notes."""
     from ..core import check
 
     reading = read_text(text, tables)
+    reading.notes[:0] = list(notes)
     messages = match_messages(clean(text), tables, reading)
     observed = set(reading.observed)
     missing = [label for section, label in KEY_FACTS if section not in observed]

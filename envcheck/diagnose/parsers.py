@@ -9,16 +9,21 @@ sections it actually saw, and never raises on anything else.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..facts import AmdGpuFacts, CondaPackageFacts, Facts, FactsError, GpuFacts, PackageFacts
 from ..probes.packages import normalise
 
 MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
+# No line of collect_env or nvidia-smi output is anywhere near this long (the longest, the
+# CPU flags, is ~1.5 KiB): the line parsers read at most this much of a line, so a pasted
+# megabyte-long line costs no more than a short one. Every pattern here is also linear in
+# the length of what it reads (no two adjacent parts that can match the same characters).
+MAX_LINE = 8192
+MAX_GPUS = 64  # GPUs read from one listing; no host shows more (a DGX has 8 or 16)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _FENCE = re.compile(r"^\s*(```|~~~)[\w-]*\s*$")
 
@@ -47,6 +52,20 @@ def clean(text: str) -> str:
     return "\n".join(lines)
 
 
+def lines_of(text: str) -> List[str]:
+    """The lines of a cleaned text, each cut to MAX_LINE characters for the line parsers."""
+    return [line[:MAX_LINE] for line in text.split("\n")]
+
+
+def _at_most(gpus: list, reading: Reading, where: str) -> list:
+    """The first MAX_GPUS of a listing, with a note when there were more."""
+    if len(gpus) > MAX_GPUS:
+        reading.notes.append(
+            f"the {where} lists more than {MAX_GPUS} GPUs; only the first {MAX_GPUS} were read"
+        )
+    return gpus[:MAX_GPUS]
+
+
 def value(text: Optional[str]) -> Optional[str]:
     if text is None:
         return None
@@ -64,7 +83,7 @@ def read_json(text: str) -> Optional[Facts]:
         return None
     try:
         data = json.loads(text[start : end + 1])
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, an integer of >4300 digits, too deep
         return None
     if not isinstance(data, dict):
         return None
@@ -75,7 +94,7 @@ def read_json(text: str) -> Optional[Facts]:
         return None
     try:
         return Facts.from_dict(doc)
-    except FactsError:
+    except (FactsError, RecursionError):
         return None
 
 
@@ -99,8 +118,7 @@ _KEYS = {
     "hip runtime version": "hip_runtime",
     "is xpu available": "xpu_available",
 }
-_KEY_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9 _/.()-]*?)\s*:\s?(.*)$")
-_GPU_LINE = re.compile(r"^\s*GPU\s+(\d+)\s*:\s*(.+?)\s*(?:\(UUID:.*)?$")
+_GPU_HEAD = re.compile(r"\s*GPU\s+(\d{1,6})\s*:")
 _PIP = re.compile(r"^\[(?:pip|pip3|uv)\]\s+([A-Za-z0-9_.-]+)\s*==\s*(\S+)")
 _COMPANIONS = ("torchvision", "torchaudio", "triton", "pytorch-triton")
 _CONDA = re.compile(r"^\[conda\]\s+([A-Za-z0-9_.-]+)\s+(\S+)(?:\s+(\S+))?(?:\s+(\S+))?")
@@ -114,7 +132,7 @@ def read_collect_env(text: str, reading: Reading) -> bool:
     libs: List[str] = []
     cpu_model: Optional[str] = None
     section = "top"
-    for line in text.split("\n"):
+    for line in lines_of(text):
         stripped = line.strip()
         if stripped == "CPU:":
             section, current = "cpu", None
@@ -136,10 +154,10 @@ def read_collect_env(text: str, reading: Reading) -> bool:
                 section = "top"
             else:
                 continue
-        match = _KEY_LINE.match(stripped)
-        key = _KEYS.get(match.group(1).strip().lower()) if match else None
-        if key and match:
-            fields[key] = match.group(2).strip()
+        name, colon, rest = stripped.partition(":")
+        key = _KEYS.get(name.strip().lower()) if colon else None
+        if key:
+            fields[key] = rest.strip()
             current = key if key in extra else None
             if key in extra and fields[key]:
                 extra[key].append(fields[key])
@@ -180,7 +198,7 @@ def _apply_collect_env(fields, extra, libs, cpu_model, reading: Reading) -> None
         reading.observed.add("python")
         match = re.match(r"(\d+\.\d+(?:\.\d+)?)", py)
         f.python.version = match.group(1) if match else ""
-        bits = re.search(r"\((\d+)-bit runtime\)", py)
+        bits = re.search(r"\((\d{1,3})-bit runtime\)", py)
         f.python.bits = int(bits.group(1)) if bits else None
         f.python.implementation = "CPython"
         f.python.env_kind = "unknown"
@@ -198,7 +216,7 @@ def _apply_collect_env(fields, extra, libs, cpu_model, reading: Reading) -> None
             "loaded (pip wheels bring their own)"
         )
     driver = value(fields.get("driver"))
-    gpus = _gpu_names(extra["gpus"])
+    gpus = _at_most(_gpu_names(extra["gpus"]), reading, "collect_env")
     if driver or gpus:
         reading.observed.add("nvidia")
     if driver:
@@ -221,14 +239,27 @@ def _apply_collect_env(fields, extra, libs, cpu_model, reading: Reading) -> None
 
 
 def _gpu_names(lines: List[str]) -> List[tuple]:
-    out = []
+    out: List[tuple] = []
     for line in lines:
-        match = _GPU_LINE.match(line)
-        if match:
-            out.append((int(match.group(1)), match.group(2)))
+        if len(out) > MAX_GPUS:
+            break  # the caller keeps MAX_GPUS, and notes that there were more
+        gpu = _gpu_line(line)
+        if gpu:
+            out.append(gpu)
         elif value(line) and not out and not line.lower().startswith("probably"):
             out.append((0, line.strip()))  # one GPU, printed without "GPU 0:"
     return out
+
+
+def _gpu_line(line: str) -> Optional[tuple]:
+    """``GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)`` -> (0, "NVIDIA A100-SXM4-80GB")."""
+    match = _GPU_HEAD.match(line)
+    if not match:
+        return None
+    rest = line[match.end() :].lstrip()
+    cut = rest.find("(UUID:", 1)
+    name = (rest if cut < 0 else rest[:cut]).rstrip()
+    return (int(match.group(1)), name) if name else None
 
 
 def _os(fields: Dict[str, str], f: Facts, reading: Reading) -> None:
@@ -240,9 +271,9 @@ def _os(fields: Dict[str, str], f: Facts, reading: Reading) -> None:
     arch = re.search(r"\((x86_64|aarch64|arm64|AMD64)\)", os_text or "")
     if platform.startswith("Linux") or (os_text and ("Linux" in os_text or "Ubuntu" in os_text)):
         f.system.os = "Linux"
-        f.system.distro_name = (
-            re.sub(r"\s*\((x86_64|aarch64|arm64)\)\s*$", "", os_text or "") or None
-        )
+        distro = (os_text or "").rstrip()
+        machine = re.search(r"\((?:x86_64|aarch64|arm64)\)$", distro)
+        f.system.distro_name = (distro[: machine.start()] if machine else distro).rstrip() or None
         kernel = re.match(r"Linux-(.+?)-(x86_64|aarch64)(?:-with-.*)?$", platform)
         if kernel:
             f.system.kernel = kernel.group(1)
@@ -302,13 +333,18 @@ def _libraries(libs: List[str], reading: Reading) -> None:
 # --------------------------------------------------------------------------- nvidia-smi
 
 _SMI_HEAD = re.compile(
-    r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s+([\d.]+)\s+CUDA Version:\s+([\d.]+)"
+    r"NVIDIA-SMI\s+([\d.]{1,32})\s+Driver Version:\s+([\d.]{1,32})\s+CUDA Version:\s+([\d.]{1,32})"
 )
-_SMI_GPU = re.compile(
-    r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s+\w+\s*\|\s*(\S+)\s*\|"
+# A GPU row is read cell by cell (_smi_gpu): a regex with a lazy name between two runs of
+# spaces is quadratic in the length of a padded line.
+_SMI_INDEX = re.compile(r"\d{1,6}")
+_SMI_BUS = re.compile(
+    r"\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s+\w+\s*"  # "00000000:18:00.0 Off"
 )
-_SMI_STATS = re.compile(r"^\|\s*(?:N/A|\d+%)\s+(\d+)C\s+.*?\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|")
-_SMI_L = re.compile(r"^GPU\s+(\d+):\s+(.+?)\s+\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
+_SMI_STATS = re.compile(
+    r"^\|\s*(?:N/A|\d{1,3}%)\s+(\d{1,4})C\s.*?\|\s*(\d{1,12})MiB\s*/\s*(\d{1,12})MiB\s*\|"
+)
+_SMI_L = re.compile(r"^GPU\s+(\d{1,6}):\s+(\S.*?)\s\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
 MiB = 1024**2
 
 
@@ -323,17 +359,15 @@ def read_nvidia_smi(text: str, reading: Reading) -> bool:
         f.nvidia.cuda_driver_version = head.group(3)
         f.nvidia.nvml.ok = True
         gpus: List[GpuFacts] = []
-        lines = text.split("\n")
+        lines = lines_of(text)
         for i, line in enumerate(lines):
-            match = _SMI_GPU.match(line)
-            if not match:
+            row = _smi_gpu(line)
+            if row is None:
                 continue
-            gpu = GpuFacts(
-                index=int(match.group(1)), name=match.group(2).strip(), pci_bus_id=match.group(4)
-            )
-            gpu.persistence_mode = match.group(3) == "On"
-            ecc = match.group(5)
-            if ecc.isdigit():
+            index, name, persistence, bus, ecc = row
+            gpu = GpuFacts(index=index, name=name, pci_bus_id=bus)
+            gpu.persistence_mode = persistence
+            if ecc.isascii() and ecc.isdigit() and len(ecc) <= 12:
                 gpu.ecc_mode, gpu.ecc_uncorrected_volatile = True, int(ecc)
             stats = _SMI_STATS.match(lines[i + 1]) if i + 1 < len(lines) else None
             if stats:
@@ -343,15 +377,18 @@ def read_nvidia_smi(text: str, reading: Reading) -> bool:
                     int(stats.group(3)) * MiB,
                 )
             gpus.append(gpu)
+            if len(gpus) > MAX_GPUS:
+                break
         if gpus:
-            f.nvidia.gpus = gpus
-    listed = [m for m in (_SMI_L.match(line.strip()) for line in text.split("\n")) if m]
+            f.nvidia.gpus = _at_most(gpus, reading, "nvidia-smi table")
+    listed = [m for m in (_SMI_L.match(line.strip()) for line in lines_of(text)) if m]
+    listed = _at_most(listed, reading, "nvidia-smi -L output")
     if listed:
         found = True
         reading.pieces.append("nvidia-smi -L")
         if not f.nvidia.gpus or all(g.name and g.name.endswith("...") for g in f.nvidia.gpus):
             f.nvidia.gpus = [
-                GpuFacts(index=int(m.group(1)), name=m.group(2), uuid="GPU-redacted")
+                GpuFacts(index=int(m.group(1)), name=m.group(2).rstrip(), uuid="GPU-redacted")
                 for m in listed
             ]
     found = _read_csv(text, reading) or found
@@ -360,36 +397,68 @@ def read_nvidia_smi(text: str, reading: Reading) -> bool:
     return found
 
 
+def _smi_gpu(line: str) -> Optional[Tuple[int, str, bool, str, str]]:
+    """A GPU row of the nvidia-smi table, ``|   0  NVIDIA H100 80GB HBM3   On  |
+    00000000:18:00.0 Off |   0 |``: (index, name, persistence on, bus id, ECC cell)."""
+    cells = line.split("|", 4)
+    if len(cells) < 5 or cells[0] or not cells[1][:1].isspace():
+        return None
+    parts = cells[1].split(None, 1)
+    if len(parts) < 2 or not _SMI_INDEX.fullmatch(parts[0]):
+        return None
+    body = parts[1].rstrip()
+    for flag in ("On", "Off"):
+        name = body[: -len(flag)]
+        if body.endswith(flag) and name[-1:].isspace() and name.strip():
+            break
+    else:
+        return None
+    bus = _SMI_BUS.fullmatch(cells[2])
+    ecc = cells[3].split()
+    if bus is None or len(ecc) != 1:
+        return None
+    return int(parts[0]), name.strip(), flag == "On", bus.group(1), ecc[0]
+
+
 def _read_csv(text: str, reading: Reading) -> bool:
-    lines = text.split("\n")
+    lines = lines_of(text)
     for i, line in enumerate(lines):
         cells = {c.strip().lower() for c in line.split(",")}  # a header is made of column names
         known = {"driver_version", "compute_cap", "pci.bus_id", "uuid"}
         if "name" in cells and (known & cells or any(c.startswith("memory.total") for c in cells)):
-            rows = list(csv.reader(io.StringIO("\n".join(lines[i : i + 65]))))
-            header = [h.strip().lower() for h in rows[0]]
-            gpus: List[GpuFacts] = []
-            for row in rows[1:]:
-                if len(row) != len(header):
-                    break
-                cell = {h: c.strip() for h, c in zip(header, row)}
-                gpu = GpuFacts(index=len(gpus), name=cell.get("name"))
-                cc = cell.get("compute_cap")
-                if cc and re.fullmatch(r"\d+\.\d", cc):
-                    gpu.compute_capability = cc
-                mem = re.match(r"(\d+)", cell.get("memory.total [mib]", ""))
-                if mem:
-                    gpu.memory_total = int(mem.group(1)) * MiB
-                driver = cell.get("driver_version")
-                if driver and re.fullmatch(r"[\d.]+", driver):
-                    reading.facts.nvidia.driver_version = driver
-                    reading.facts.nvidia.driver_version_source = "nvidia-smi"
-                gpus.append(gpu)
+            gpus = _csv_gpus(lines[i : i + MAX_GPUS + 2], reading)
             if gpus:
                 reading.pieces.append("nvidia-smi --query-gpu")
                 reading.facts.nvidia.gpus = gpus
                 return True
     return False
+
+
+def _csv_gpus(lines: List[str], reading: Reading) -> List[GpuFacts]:
+    """The rows under a --query-gpu header, up to the first that does not fit it."""
+    rows = csv.reader(lines)
+    gpus: List[GpuFacts] = []
+    try:  # a quoted cell can run past csv's field size limit
+        header = [h.strip().lower() for h in next(rows)]
+        for row in rows:
+            if len(row) != len(header):
+                break
+            cell = {h: c.strip() for h, c in zip(header, row)}
+            gpu = GpuFacts(index=len(gpus), name=cell.get("name"))
+            cc = cell.get("compute_cap")
+            if cc and re.fullmatch(r"\d+\.\d", cc):
+                gpu.compute_capability = cc
+            mem = re.match(r"(\d{1,12})", cell.get("memory.total [mib]", ""))
+            if mem:
+                gpu.memory_total = int(mem.group(1)) * MiB
+            driver = cell.get("driver_version")
+            if driver and re.fullmatch(r"[\d.]+", driver):
+                reading.facts.nvidia.driver_version = driver
+                reading.facts.nvidia.driver_version_source = "nvidia-smi"
+            gpus.append(gpu)
+    except csv.Error:
+        return []
+    return _at_most(gpus, reading, "nvidia-smi --query-gpu output")
 
 
 def summary_of(reading: Reading) -> Dict[str, Any]:

@@ -22,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import re
+from decimal import Decimal
 from typing import Any, List, Mapping, Tuple
 
 from ..facts import (
@@ -56,7 +58,9 @@ ALIASES = {
     "ENVCHECK_CUDA_DRIVER_VERSION": ("nvidia", "cuda_driver_version"),
     "ENVCHECK_GPUS": ("nvidia", "gpus"),
 }
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?\s*$", re.I)
+_SIZE = re.compile(r"^\s*(\d{1,20}(?:\.\d{1,20})?)\s*([KMGT]i?B|B)?\s*$", re.I)
+# Numeric fields that may be negative: an exit code (-9: killed by SIGKILL), temperatures.
+SIGNED = frozenset({"returncode", "temperature_c", "temperature_slowdown_c"})
 _UNITS = {
     "B": 1,
     "KB": 10**3,
@@ -70,8 +74,20 @@ _UNITS = {
 }
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    """A message with its control characters escaped: a key or path that holds a newline
+    must not split the one-line error."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 class OverrideError(ValueError):
-    """An ENVCHECK_* override variable whose value cannot be used."""
+    """An ENVCHECK_* override variable whose value cannot be used (one line)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
 
 
 @dataclasses.dataclass
@@ -86,8 +102,8 @@ def parse_size(text: str) -> int:
     match = _SIZE.match(text)
     if not match:
         raise ValueError(f"not a size: {text!r} (try 64MiB or 24GB)")
-    number, unit = float(match.group(1)), (match.group(2) or "B").upper()
-    return int(number * _UNITS[unit])
+    number, unit = Decimal(match.group(1)), (match.group(2) or "B").upper()
+    return int(number * _UNITS[unit])  # exact: no float rounding, no overflow
 
 
 def parse_gpus(text: str) -> List[GpuFacts]:
@@ -98,8 +114,10 @@ def parse_gpus(text: str) -> List[GpuFacts]:
     if text.startswith("["):
         try:
             raw = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # JSONDecodeError, or an integer of >4300 digits
             raise ValueError(f"not JSON: {exc}") from None
+        except RecursionError:
+            raise ValueError("not JSON: nested too deeply") from None
         return convert(List[GpuFacts], raw, "gpus")
     gpus: List[GpuFacts] = []
     for item in (p.strip() for p in text.split(";")):
@@ -123,7 +141,7 @@ def _coerce(section_cls: type, name: str, raw: str, variable: str) -> Any:
     """
     tp = field_type(section_cls, name)
     readings: List[Any] = []
-    with contextlib.suppress(json.JSONDecodeError):
+    with contextlib.suppress(ValueError, RecursionError):  # not JSON, too deep, a huge integer
         readings.append(json.loads(raw))
     readings.append(raw)
     with contextlib.suppress(ValueError):
@@ -137,6 +155,25 @@ def _coerce(section_cls: type, name: str, raw: str, variable: str) -> Any:
     raise OverrideError(errors[0])
 
 
+def _check_numbers(value: Any, path: str, variable: str) -> None:
+    """Sizes and counts are never negative, and no number is NaN or infinite: a nonsense
+    override is refused, not simulated."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _check_numbers(getattr(value, f.name), f"{path}.{f.name}", variable)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_numbers(item, f"{path}[{i}]", variable)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_numbers(item, f"{path}.{key}", variable)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise OverrideError(f"{variable}: {path} = {value!r} is not a number")
+        if value < 0 and path.rsplit(".", 1)[-1].split("[")[0] not in SIGNED:
+            raise OverrideError(f"{variable}: {path} = {value!r} must not be negative")
+
+
 def parse_overrides(environ: Mapping[str, str]) -> List[Override]:
     found: List[Override] = []
     for variable in sorted(environ):
@@ -148,6 +185,7 @@ def parse_overrides(environ: Mapping[str, str]) -> List[Override]:
                     value: Any = parse_gpus(raw)
                 except (ValueError, FactsError) as exc:
                     raise OverrideError(f"{variable}: {exc}") from None
+                _check_numbers(value, name, variable)
             else:
                 value = raw.strip()
                 if not re.fullmatch(r"\d+(\.\d+)*", value):
@@ -160,9 +198,9 @@ def parse_overrides(environ: Mapping[str, str]) -> List[Override]:
                     name = rest[len(prefix) :].lower()
                     if name not in {f.name for f in dataclasses.fields(cls)}:
                         raise OverrideError(f"{variable}: {section} has no field {name!r}")
-                    found.append(
-                        Override(variable, section, name, _coerce(cls, name, raw, variable))
-                    )
+                    value = _coerce(cls, name, raw, variable)
+                    _check_numbers(value, f"{section}.{name}", variable)
+                    found.append(Override(variable, section, name, value))
                     break
             else:
                 sections = ", ".join(p.rstrip("_") for p, _, _ in SECTIONS)

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from ..probes.overrides import one_line
 from .model import (
     PLATFORMS,
     Caveat,
@@ -37,16 +38,23 @@ from .model import (
 )
 
 SCHEMA_VERSION = 1
+MAX_TABLE = 16 * 1024 * 1024  # bytes; the largest shipped table is ~100 KiB
 TABLE_NAMES = ("torch_releases", "cuda_driver", "gpu_arches", "installers", "messages")
 ENV_VAR = "ENVCHECK_TABLES"
 
 _VARIANT = re.compile(r"^(cpu|cu\d{2,3}|rocm\d+(?:\.\d+)*|xpu)$")
 _ARCH = re.compile(r"^(sm|compute)_\d{2,3}[af]?$")
 _MINOR = re.compile(r"^\d+\.\d+$")
+_CC = re.compile(r"[0-9]+\.[0-9]+\Z")  # a compute capability: 8.0, 12.1
+_GFX = re.compile(r"gfx[0-9a-f]{3,4}\Z")  # an AMD LLVM target: gfx942, gfx90a, gfx1100
 
 
 class TableError(ValueError):
-    """A compatibility table that cannot be used; the message names file, record, field."""
+    """A compatibility table that cannot be used; the message (one line: a key that holds a
+    newline is escaped) names file, record, field."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
 
 
 def builtin_dir() -> Path:
@@ -78,6 +86,25 @@ class _Reader:
             raise self.fail(f"{where}.{key}", f"expected {kind.__name__}, got {value!r}")
         return value
 
+    def strings(self, value: Any, where: str) -> Dict[str, str]:
+        """An object whose values are all strings (sources, notes, bundled libraries)."""
+        if not isinstance(value, dict):
+            raise self.fail(where, f"expected an object, got {value!r}")
+        for key, text in value.items():
+            if not isinstance(text, str):
+                raise self.fail(f"{where}.{key}", f"expected a string, got {text!r}")
+        return dict(value)
+
+    def capability(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not _CC.match(value):  # match: anchored at the start
+            raise self.fail(where, f"{value!r} is not a compute capability")
+        return value
+
+    def capabilities(self, value: Any, where: str) -> Tuple[str, ...]:
+        if not isinstance(value, list):
+            raise self.fail(where, f"expected a list of compute capabilities, got {value!r}")
+        return tuple(self.capability(c, where) for c in value)
+
     def version(self, text: Any, where: str) -> Version:
         if not isinstance(text, str):
             raise self.fail(where, f"expected a version string, got {text!r}")
@@ -107,20 +134,26 @@ class _Reader:
             if not isinstance(name, str) or name.split(".")[0] not in fields:
                 raise self.fail(f"{where}.inferred", f"{name!r} names no field of this record")
         notes = self.get(raw, "notes", where, dict, optional=True) or {}
-        return Provenance(tuple(sources), tuple(inferred), dict(notes))
+        return Provenance(tuple(sources), tuple(inferred), self.strings(notes, f"{where}.notes"))
 
 
 def _document(path: Path, name: str) -> Dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_TABLE + 1)
+        if len(raw) > MAX_TABLE:
+            raise TableError(f"{path}: larger than {MAX_TABLE // 2**20} MiB; not a table")
+        data = json.loads(raw.decode("utf-8"))
     except OSError as exc:
         raise TableError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except RecursionError:
+        raise TableError(f"{path}: not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a >4300-digit integer
         raise TableError(f"{path}: not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise TableError(f"{path}: expected a JSON object")
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version != SCHEMA_VERSION or isinstance(version, bool):
         raise TableError(
             f"{path}: schema_version {version!r} is not {SCHEMA_VERSION}, "
             "the one this envcheck reads"
@@ -129,7 +162,9 @@ def _document(path: Path, name: str) -> Dict[str, Any]:
         raise TableError(f"{path}: 'table' is {data.get('table')!r}, expected {name!r}")
     as_of = data.get("as_of")
     try:
-        datetime.date.fromisoformat(str(as_of))
+        if not isinstance(as_of, str):
+            raise ValueError(as_of)
+        datetime.date.fromisoformat(as_of)
     except ValueError:
         raise TableError(f"{path}: as_of {as_of!r} is not a date (YYYY-MM-DD)") from None
     return data
@@ -209,7 +244,7 @@ def _release(r: _Reader, raw: Any, where: str) -> Release:
         raise r.fail(f"{where}.python", f"min {py_min} is above max {py_max}")
     platforms = r.get(raw, "platforms", where, list)
     for p in platforms:
-        if p not in PLATFORMS:
+        if not isinstance(p, str) or p not in PLATFORMS:
             raise r.fail(f"{where}.platforms", f"{p!r} is not one of {', '.join(PLATFORMS)}")
     var = r.get(raw, "variants", where, dict)
     cuda = _variants(r, var.get("cuda"), f"{where}.variants.cuda")
@@ -221,20 +256,21 @@ def _release(r: _Reader, raw: Any, where: str) -> Release:
     compatible = {}
     for name, spec in (r.get(raw, "compatible", where, dict, optional=True) or {}).items():
         try:
+            if not isinstance(spec, str):
+                raise TypeError(spec)
             compatible[name] = SpecifierSet(spec)
         except (InvalidSpecifier, TypeError):
             raise r.fail(f"{where}.compatible.{name}", f"{spec!r} is not a specifier") from None
     bundled = r.get(raw, "bundled", where, dict, optional=True) or {}
     for variant, libs in bundled.items():
         _variants(r, [variant], f"{where}.bundled")
-        for lib, value in libs.items():
-            if not isinstance(value, str):
-                raise r.fail(
-                    f"{where}.bundled.{variant}.{lib}", f"expected a string, got {value!r}"
-                )
+        bundled[variant] = r.strings(libs, f"{where}.bundled.{variant}")
     xpu = var.get("xpu")
     if xpu is not None and not isinstance(xpu, bool):
         raise r.fail(f"{where}.variants.xpu", f"expected true, false or null, got {xpu!r}")
+    cpu = var.get("cpu", True)
+    if not isinstance(cpu, bool):
+        raise r.fail(f"{where}.variants.cpu", f"expected true or false, got {cpu!r}")
     return Release(
         minor=minor,
         versions=versions,
@@ -248,7 +284,7 @@ def _release(r: _Reader, raw: Any, where: str) -> Release:
         ),
         rocm_variants=_variants(r, var.get("rocm"), f"{where}.variants.rocm"),
         xpu=xpu,
-        cpu=bool(var.get("cpu", True)),
+        cpu=cpu,
         default_variant=dict(default),
         torchvision=_companions(
             r, raw.get("torchvision", {}), f"{where}.torchvision", version_texts
@@ -269,6 +305,7 @@ def _torch_releases(data: Dict[str, Any], file: str) -> Tuple[Tuple[Release, ...
     if not isinstance(sources, dict):
         raise TableError(f"{file}: 'sources' must map source keys to references")
     r = _Reader(file, sources)
+    r.strings(sources, "sources")
     raws = r.get(data, "releases", "document", list)
     releases = [_release(r, raw, f"releases[{i}]") for i, raw in enumerate(raws)]
     seen: Dict[str, int] = {}
@@ -375,19 +412,15 @@ def _first_drivers(data: Dict[str, Any], file: str) -> Tuple[FirstDriver, ...]:
 
 def _gpu_arches(data: Dict[str, Any], file: str):
     r = _Reader(file, {})
-    cc = re.compile(r"^\d+\.\d+$")
     families = []
     for i, raw in enumerate(r.get(data, "families", "document", list)):
         where = f"families[{i}]"
         name = r.get(raw, "family", where, str)
-        caps = r.get(raw, "capabilities", where, list)
-        for c in caps:
-            if not isinstance(c, str) or not cc.match(c):
-                raise r.fail(f"{where}.capabilities", f"{c!r} is not a compute capability")
+        caps = r.capabilities(r.get(raw, "capabilities", where, list), f"{where}.capabilities")
         families.append(
             Family(
                 name=name,
-                capabilities=tuple(caps),
+                capabilities=caps,
                 first_cuda=r.opt_version(raw.get("first_cuda"), f"{where}.first_cuda"),
                 last_cuda_major=r.get(raw, "last_cuda_major", where, int, optional=True),
                 last_driver_branch=r.get(raw, "last_driver_branch", where, int, optional=True),
@@ -411,30 +444,42 @@ def _gpu_arches(data: Dict[str, Any], file: str):
         where = f"sass_compatibility.rules.{arch}"
         if not _ARCH.match(arch) or not isinstance(rule, dict):
             raise r.fail(where, "expected sm_XY -> {only} or {min, below[, except]}")
-        for c in [*list(rule.get("only", [])), rule.get("min"), rule.get("below")]:
-            if c is not None and not cc.match(str(c)):
-                raise r.fail(where, f"{c!r} is not a compute capability")
-        if not rule.get("only") and not (rule.get("min") and rule.get("below")):
+        only = r.capabilities(rule.get("only", []), f"{where}.only")
+        low, below = rule.get("min"), rule.get("below")
+        if low is not None:
+            r.capability(low, f"{where}.min")
+        if below is not None:
+            r.capability(below, f"{where}.below")
+        if not only and not (low and below):
             raise r.fail(where, "needs 'only', or 'min' and 'below'")
         rules[arch] = SassRule(
-            only=tuple(rule.get("only", ())),
-            min=rule.get("min"),
-            below=rule.get("below"),
-            exclude=tuple(rule.get("except", ())),
+            only=only,
+            min=low,
+            below=below,
+            exclude=r.capabilities(rule.get("except", []), f"{where}.except"),
         )
     gpus = []
     names = set()
     for i, raw in enumerate(r.get(data, "gpus", "document", list)):
         where = f"gpus[{i}]"
         name = r.get(raw, "name", where, str)
-        cap = r.get(raw, "capability", where, str)
-        if not cc.match(cap):
-            raise r.fail(f"{where}.capability", f"{cap!r} is not a compute capability")
+        # an NVIDIA GPU has a compute capability, an AMD GPU an LLVM target (gfx): one of them
+        gfx = r.get(raw, "gfx", where, str, optional=True)
+        if gfx is None:
+            cap = r.capability(r.get(raw, "capability", where, str), f"{where}.capability")
+        elif raw.get("capability") is not None:
+            raise r.fail(where, "has both a capability and a gfx target")
+        elif not _GFX.match(gfx):
+            raise r.fail(f"{where}.gfx", f"{gfx!r} is not an AMD LLVM target (gfx942, gfx90a)")
+        else:
+            cap = None
         if name in names:
             raise r.fail(where, f"{name!r} is listed twice")
         names.add(name)
-        r.provenance(raw, where, ["name", "capability", "family", "segment"])
-        gpus.append(GpuModel(name, cap, r.get(raw, "family", where, str), raw.get("segment", "")))
+        r.provenance(raw, where, ["name", "capability", "gfx", "family", "segment"])
+        family = r.get(raw, "family", where, str)
+        segment = r.get(raw, "segment", where, str, optional=True) or ""
+        gpus.append(GpuModel(name, cap, family, segment, gfx))
     return tuple(families), rules, tuple(gpus)
 
 
@@ -469,6 +514,7 @@ def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
     if not isinstance(sources, dict):
         raise TableError(f"{file}: 'sources' must map source keys to references")
     r = _Reader(file, sources)
+    r.strings(sources, "sources")
     out = []
     seen = set()
     for i, raw in enumerate(r.get(data, "messages", "document", list)):
@@ -481,9 +527,13 @@ def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
         text = r.get(raw, "pattern", where, str)
         try:
             pattern = re.compile(text)
-        except re.error as exc:
+        except (re.error, OverflowError) as exc:
             raise r.fail(f"{where}.pattern", f"not a regular expression: {exc}") from None
-        extracts = r.get(raw, "extracts", where, dict)
+        except RecursionError:
+            raise r.fail(
+                f"{where}.pattern", "not a regular expression: nested too deeply"
+            ) from None
+        extracts = r.strings(r.get(raw, "extracts", where, dict), f"{where}.extracts")
         for fact in extracts:
             if fact not in MESSAGE_FACTS:
                 raise r.fail(
