@@ -187,9 +187,10 @@ class SassRule:
 @dataclass(frozen=True)
 class GpuModel:
     name: str
-    capability: str
+    capability: Optional[str]  # NVIDIA compute capability; None for an AMD GPU
     family: str
     segment: str
+    gfx: Optional[str] = None  # AMD LLVM target ("gfx942"); None for an NVIDIA GPU
 
 
 _ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
@@ -312,21 +313,46 @@ class Tables:
         return rule is not None and rule.runs_on(capability)
 
     def capability_of(self, gpu_name: str) -> Optional[str]:
-        """Compute capability of a GPU as NVML or nvidia-smi names it.
+        """Compute capability of an NVIDIA GPU as NVML, nvidia-smi, lspci or a user names it.
 
         Those names add form factor and memory to the marketing name ("NVIDIA
         A100-SXM4-80GB", "Tesla V100-SXM2-16GB"): the longest table name whose
         words begin the reported name wins, word by word, so "A10" never matches
-        "A100" and "RTX 3090 Ti" is not taken for an "RTX 3090".
+        "A100" and "RTX 3090 Ti" is not taken for an "RTX 3090". None for a name
+        the table does not know (never a guess) and for an AMD GPU (see gfx_of).
         """
-        wanted = _normalise_gpu(gpu_name).split()
-        best: Optional[GpuModel] = None
-        best_len = 0
-        for gpu in self.gpus:
-            words = _normalise_gpu(gpu.name).split()
-            if words and wanted[: len(words)] == words and len(words) > best_len:
-                best, best_len = gpu, len(words)
-        return best.capability if best else None
+        model = self._gpu_model(gpu_name)
+        return model.capability if model else None
+
+    def gfx_of(self, gpu_name: str) -> Optional[str]:
+        """LLVM target of an AMD GPU as rocm-smi, amd-smi, lspci or a user names it.
+
+        A name that carries its target ("AMD Instinct MI300X (gfx942:sramecc+:xnack-)",
+        as collect_env prints it) gives that target; otherwise the table's, as in
+        capability_of. None for an unknown name and for an NVIDIA GPU.
+        """
+        stated = re.search(r"\b(gfx[0-9a-f]{3,4})\b", gpu_name.lower())
+        if stated:
+            return stated.group(1)
+        model = self._gpu_model(gpu_name)
+        return model.gfx if model else None
+
+    def _gpu_model(self, gpu_name: str) -> Optional[GpuModel]:
+        """The table record for a reported name; lspci's "AD102 [GeForce RTX 4090] (rev a1)"
+        is read by its bracket, and "[Radeon RX 7900 XT/7900 XTX]" only if every
+        alternative names GPUs of one kind."""
+        brackets = re.findall(r"\[([^\[\]]+)\]", gpu_name)
+        if not brackets:
+            return _lookup_gpu(self.gpus, _normalise_gpu(gpu_name))
+        inside = brackets[-1]
+        first, *rest = (alt.strip() for alt in inside.split("/"))
+        stem = re.match(r"^\D*?(?=\s*\w*\d)", first)  # "Radeon RX " before "7900 XT"
+        names = [first] + [
+            (stem.group(0) + " " + alt) if stem and alt[:1].isdigit() else alt for alt in rest
+        ]
+        found = [m for m in (_lookup_gpu(self.gpus, _normalise_gpu(n)) for n in names) if m]
+        kinds = {(m.capability, m.gfx) for m in found}  # pci.ids names one device's products
+        return found[0] if len(kinds) == 1 else None
 
     def age_days(self, today: str) -> Dict[str, int]:
         from datetime import date
@@ -335,10 +361,32 @@ class Tables:
         return {n: (now - date.fromisoformat(f.as_of)).days for n, f in self.files.items()}
 
 
+# Words that vendors and users add or leave out: "NVIDIA GeForce RTX 3070" is "RTX 3070"
+# (and "rtx3070"), "AMD Instinct MI300X" is "MI300X", "AMD Radeon RX 7900 XTX" is "RX 7900 XTX".
+_GPU_NOISE = frozenset(
+    {"nvidia", "tesla", "geforce", "corporation", "amd", "ati", "instinct", "radeon"}
+)
+
+
 @functools.lru_cache(maxsize=1024)  # capability_of compares every table name, every call
 def _normalise_gpu(name: str) -> str:
     text = re.sub(r"[^a-z0-9]+", " ", name.lower())
-    return " ".join(w for w in text.split() if w not in ("nvidia", "tesla"))
+    text = re.sub(r"\b(rtx|gtx|gt|mx|rx)(?=\d)", r"\1 ", text)  # rtx4090 -> rtx 4090
+    text = re.sub(r"(?<=\d)(ti|super|xtx|xt)\b", r" \1", text)  # 3050ti -> 3050 ti
+    return " ".join(w for w in text.split() if w not in _GPU_NOISE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lookup_gpu(gpus: Tuple[GpuModel, ...], wanted_text: str) -> Optional[GpuModel]:
+    """The longest table name whose words begin ``wanted_text`` (normalised), or None."""
+    wanted = wanted_text.split()
+    best: Optional[GpuModel] = None
+    best_len = 0
+    for gpu in gpus:
+        words = _normalise_gpu(gpu.name).split()
+        if words and wanted[: len(words)] == words and len(words) > best_len:
+            best, best_len = gpu, len(words)
+    return best
 
 
 def all_arch_tokens(lists: Mapping[str, Tuple[str, ...]]) -> List[str]:
