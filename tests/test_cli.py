@@ -162,8 +162,8 @@ def test_json_is_valid_even_with_a_broken_torch(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- check and tables
 
 GPU_BOX = {
-    "ENVCHECK_DRIVER_VERSION": "535.104.05",
-    "ENVCHECK_CUDA_DRIVER_VERSION": "12.2",
+    "ENVCHECK_DRIVER_VERSION": "570.86.16",
+    "ENVCHECK_CUDA_DRIVER_VERSION": "12.8",
     "ENVCHECK_GPUS": "NVIDIA GeForce RTX 5090:12.0:32GiB",
 }
 
@@ -179,7 +179,8 @@ def test_check_fails_on_a_simulated_gpu_box_with_the_fix() -> None:
     out = envcheck("check", "--no-deep", env=GPU_BOX)
     assert out.returncode == 1
     assert "TRC001" in out.stdout and "NOT READY" in out.stdout
-    assert "upgrade the driver to 580.65.06 or newer for its cu132 build" in out.stdout
+    flat = " ".join(out.stdout.split())  # fix text wraps with the terminal width
+    assert "upgrade the driver to 580.65.06 or newer for its cu132 build" in flat
     # the nearest torch that runs here, as one command under the finding
     assert out.stdout.count("$ pip install torch==2.11.0 --index-url") == 1
 
@@ -205,7 +206,7 @@ def test_check_json_report() -> None:
     assert report["verdict"] == "not ready" and report["install"]["fixes"] == ["TRC001"]
     assert report["install"]["command"] == trc["command"]
     assert report["install"]["argv"] == trc["command"].split()
-    assert Facts.from_dict(report["facts"]).nvidia.driver_version == "535.104.05"
+    assert Facts.from_dict(report["facts"]).nvidia.driver_version == "570.86.16"
     assert report["tables"]["torch_releases"]["builtin"] is True
 
 
