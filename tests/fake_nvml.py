@@ -11,7 +11,8 @@ A machine is a dict:
      "driver": "550.54.15", "cuda": 12040, "nvml_version": "12.550.54.15",
      "gpus": [ {gpu fields, "fail": {query: code}} ]}
 where a GPU's "fail" maps a query name (as in pynvml: "name", "memory", ...) or
-"*" (every query) to the NVML error code it raises.
+"*" (every query) to the NVML error code it raises. ``"bytes": True`` makes the string
+queries return bytes, as pynvml before 11.5 (and some nvidia-ml-py builds) did.
 """
 
 from __future__ import annotations
@@ -78,13 +79,16 @@ def make_nvml(machine: Dict[str, Any]) -> types.ModuleType:
         need_init()
         state["initialised"] = False
 
+    def text(value: Any) -> Any:
+        return value.encode() if m.get("bytes") and isinstance(value, str) else value
+
     def nvmlSystemGetDriverVersion() -> str:
         need_init()
-        return m["driver"]
+        return text(m["driver"])
 
     def nvmlSystemGetNVMLVersion() -> str:
         need_init()
-        return m.get("nvml_version", "12." + m["driver"])
+        return text(m.get("nvml_version", "12." + m["driver"]))
 
     def nvmlSystemGetCudaDriverVersion_v2() -> int:
         need_init()
@@ -107,7 +111,7 @@ def make_nvml(machine: Dict[str, Any]) -> types.ModuleType:
             g = gpu_call(query, handle)
             if g.get(key) is None:
                 raise err(pynvml.NVML_ERROR_NOT_SUPPORTED)
-            return g[key]
+            return text(g[key])
 
         fn.__name__ = query
         return fn

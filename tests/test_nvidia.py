@@ -196,3 +196,14 @@ def test_error_names_cover_the_codes_users_hit() -> None:
     assert names[pynvml.NVML_ERROR_LIB_RM_VERSION_MISMATCH] == "lib_rm_version_mismatch"
     assert names[pynvml.NVML_ERROR_GPU_IS_LOST] == "gpu_is_lost"
     assert names[pynvml.NVML_ERROR_LIBRARY_NOT_FOUND] == "library_not_found"
+
+
+def test_an_nvml_that_answers_in_bytes_is_read_as_text(bare: Path) -> None:
+    """pynvml before 11.5 returned bytes for names and versions: the Facts hold text."""
+    machine = dict(MACHINES["8xH100-SXM"], bytes=True)
+    facts = probe_nvidia(bare, make_nvml(machine), show_ids=True)
+    assert facts.nvml.ok
+    assert facts.driver_version == "550.54.15"
+    assert facts.gpus[0].name == "NVIDIA H100 80GB HBM3"
+    assert facts.gpus[0].uuid == "GPU-5a1e0c7f-3b1d-4c2e-9f8a-000000000000"
+    assert all(isinstance(g.name, str) for g in facts.gpus)
