@@ -49,6 +49,9 @@ def handle_signals() -> None:
 
 def main(argv: Optional[List[str]] = None) -> None:
     handle_signals()
+    from ._cwd import leave_if_deleted
+
+    leave_if_deleted()
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["healthcheck"]:
         from .healthcheck import main as healthcheck

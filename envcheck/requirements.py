@@ -19,7 +19,6 @@ Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -27,6 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from ._cwd import current as current_folder
 from .compat import gpu_capabilities
 from .facts import Facts
 from .findings import Finding
@@ -273,9 +273,12 @@ def sys_version() -> Tuple[int, int]:
 
 def find_config(start: Optional[Union[str, Path]] = None) -> Optional[Tuple[Path, Dict[str, Any]]]:
     """envcheck.toml, or a pyproject.toml with [tool.envcheck], from ``start`` upwards."""
+    here = start or current_folder()
+    if here is None:  # the current folder was deleted under us: there is nothing to search
+        return None
     try:
-        folder = Path(start or os.getcwd()).resolve()
-    except OSError:  # the current folder was deleted under us: there is nothing to search
+        folder = Path(here).resolve()
+    except OSError:
         return None
     for candidate in (folder, *folder.parents):
         own = candidate / "envcheck.toml"

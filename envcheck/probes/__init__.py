@@ -134,7 +134,6 @@ def probe(
 def _cwd() -> Optional[str]:
     """The current folder, or None when it was deleted under us (its disk is then not
     a place the job will write to)."""
-    try:
-        return os.getcwd()
-    except OSError:
-        return None
+    from .._cwd import current
+
+    return current()
