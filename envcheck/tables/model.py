@@ -109,11 +109,79 @@ class Release:
 
 
 @dataclass(frozen=True)
+class ToolkitUpdate:
+    """An update release of a CUDA minor (12.8.1 = "12.8 Update 1") and the driver it was
+    released with, which can be higher than the GA's (570.124.06 against 570.26)."""
+
+    version: Version
+    label: str
+    linux: Optional[DriverVersion]  # None: not published
+    windows: Optional[DriverVersion]
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
 class Toolkit:
     cuda: Version
     linux: Optional[Version]  # driver of the GA release: full compatibility from here
     windows: Optional[Version]
     provenance: Provenance
+    branch: Optional[int] = None  # CUDA 13.x: the corresponding driver branch (R580 -> 580)
+    updates: Tuple[ToolkitUpdate, ...] = ()  # oldest first
+
+    def update(self, version: Version) -> Optional[ToolkitUpdate]:
+        return next((u for u in self.updates if u.version == version), None)
+
+
+@dataclass(frozen=True)
+class BundledCuda:
+    """The CUDA update release a torch build bundles (its CUDA runtime wheel pin)."""
+
+    torch: str  # minor, 2.9
+    variant: str  # cu130
+    platforms: FrozenSet[str]
+    cuda_runtime: str  # the nvidia-cuda-runtime version pinned: 13.0.96
+    update: Version  # the toolkit release of that runtime: 13.0.2
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class CompatPackage:
+    """A forward-compatibility package and the driver branches NVIDIA lists it for."""
+
+    package: str  # cuda-compat-13-0
+    cuda: Version  # the newest CUDA it runs: 13.0
+    branches: Tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CompatBranch:
+    branch: int
+    designation: Optional[str]
+    end_of_life: Optional[str]
+
+
+@dataclass(frozen=True)
+class ForwardCompat:
+    """NVIDIA forward compatibility: a cuda-compat package lets an older kernel driver of a
+    listed branch run a newer CUDA, on Linux, on data-center GPUs only."""
+
+    linux_only: bool
+    eligible_segments: FrozenSet[str]
+    packages: Tuple[CompatPackage, ...]
+    branches: Mapping[int, CompatBranch]
+    provenance: Provenance
+
+    def package_for(self, cuda: Version, branch: int) -> Optional[CompatPackage]:
+        """The smallest package that runs CUDA ``cuda`` on driver branch ``branch``: the one
+        named for that CUDA minor, else the next newer one NVIDIA lists for the branch."""
+        want = Version(minor_of(cuda))
+        fits = [
+            p
+            for p in self.packages
+            if p.cuda >= want and p.cuda.major == want.major and branch in p.branches
+        ]
+        return min(fits, key=lambda p: p.cuda) if fits else None
 
 
 @dataclass(frozen=True)
@@ -243,6 +311,8 @@ class Tables:
     uv_torch_backends: Tuple[str, ...] = ()  # values `uv pip install --torch-backend` accepts
     messages: Tuple[MessageRule, ...] = ()
     first_drivers: Tuple[FirstDriver, ...] = ()  # per compute capability (cuda_driver.json)
+    bundled_cuda: Tuple[BundledCuda, ...] = ()  # torch build -> CUDA update it bundles
+    forward_compat: Optional[ForwardCompat] = None
 
     # ---------------------------------------------------------------- torch
 
@@ -271,6 +341,29 @@ class Tables:
         if toolkit is None:
             return None
         return toolkit.windows if os_name == "Windows" else toolkit.linux
+
+    def bundled_update(
+        self, torch: Optional[Version], variant: str, platform: str
+    ) -> Optional[BundledCuda]:
+        """The CUDA update release torch ``torch``'s ``variant`` build bundles on ``platform``
+        (linux-x86_64, ...); None when the tables do not know it."""
+        if torch is None:
+            return None
+        minor = minor_of(torch)
+        return next(
+            (
+                b
+                for b in self.bundled_cuda
+                if b.torch == minor and b.variant == variant and platform in b.platforms
+            ),
+            None,
+        )
+
+    def gpu_segment(self, gpu_name: str) -> Optional[str]:
+        """The market segment the GPU table gives a name ("data center", "consumer",
+        "workstation", "Jetson"); None for a name it does not know."""
+        model = self._gpu_model(gpu_name)
+        return model.segment or None if model else None
 
     def minor_compat_floor(self, cuda: Version, os_name: str) -> Optional[Version]:
         """The oldest driver that runs every CUDA ``cuda.major``.x build on this OS through
