@@ -72,9 +72,67 @@ class DriverVerdict:
     level: str
     cuda: Version
     driver: Optional[Version]
-    full_from: Optional[Version]  # driver of the CUDA release itself: everything works
+    full_from: Optional[Version]  # driver of the CUDA release the build bundles: everything works
     minimum: Optional[Version]  # minor-version-compatibility floor of the CUDA major
     basis: str  # one line: what the verdict rests on
+    full_basis: str = ""  # which release full_from belongs to, and how sure that is
+    full_branch: Optional[int] = None  # CUDA 13.x: the branch NVIDIA names instead of a version
+
+
+@dataclass(frozen=True)
+class FullFloor:
+    """The driver from which a CUDA build is fully supported, and what that rests on."""
+
+    driver: Optional[Version]
+    branch: Optional[int]
+    basis: str
+
+
+def full_support_floor(
+    tables: Tables,
+    cuda: Version,
+    os_name: str,
+    torch: Optional[Version] = None,
+    platform: Optional[str] = None,
+) -> FullFloor:
+    """The driver a build needs for full support: that of the CUDA *update* release it
+    bundles when the tables know it (torch 2.9 cu130 bundles 13.0.2: 580.95.05, not the
+    GA's 580.65.06), else the GA release's, said as such. For CUDA 13.x NVIDIA names a
+    driver branch (13.4: R615) where it publishes no version; with neither, it is unknown."""
+    toolkit = tables.toolkit(cuda)
+    if toolkit is None:
+        return FullFloor(None, None, f"CUDA {cuda} is not in the tables")
+    windows = os_name == "Windows"
+    variant = f"cu{cuda.major}{cuda.minor}"
+    bundled = tables.bundled_update(torch, variant, platform or "") if platform else None
+    driver: Optional[Version]
+    if bundled is not None:
+        update = toolkit.update(bundled.update)
+        if update is not None:
+            driver = update.windows if windows else update.linux
+            what = f"CUDA {update.version} ({update.label}), the update torch {bundled.torch} {variant} bundles"
+        elif bundled.update.micro == 0:
+            driver = toolkit.windows if windows else toolkit.linux
+            what = (
+                f"CUDA {bundled.update} (GA), the release torch {bundled.torch} {variant} bundles"
+            )
+        else:
+            driver = None
+            what = f"CUDA {bundled.update}, the update torch {bundled.torch} {variant} bundles"
+        if driver is not None:
+            return FullFloor(driver, toolkit.branch, what)
+        if toolkit.branch:
+            return FullFloor(None, toolkit.branch, f"{what} (driver branch R{toolkit.branch})")
+        return FullFloor(None, None, f"{what}: its driver is not known")
+    ga = toolkit.windows if windows else toolkit.linux
+    if ga is not None:
+        floors = [u.windows if windows else u.linux for u in toolkit.updates]
+        higher = any(f is None or f > ga for f in floors)
+        caveat = "; the update this build bundles is not known and may need more" if higher else ""
+        return FullFloor(ga, toolkit.branch, f"CUDA {cuda} GA{caveat}")
+    if toolkit.branch:
+        return FullFloor(None, toolkit.branch, f"CUDA {cuda}: driver branch R{toolkit.branch}")
+    return FullFloor(None, None, f"the driver CUDA {cuda} needs is not known")
 
 
 def driver_verdict(
@@ -83,43 +141,95 @@ def driver_verdict(
     driver: Optional[str],
     os_name: str,
     cuda_driver: Optional[str] = None,
+    torch: Optional[Version] = None,
+    platform: Optional[str] = None,
 ) -> DriverVerdict:
-    """Judge ``driver`` (or, without it, the CUDA version NVML says it supports)."""
-    full = tables.release_driver(cuda, os_name)
+    """Judge ``driver`` (or, without it, the CUDA version NVML says it supports) against a
+    build of CUDA ``cuda``; ``torch`` and ``platform`` name the build, so that the floor of
+    the update release it bundles applies where the tables know it."""
+    need = full_support_floor(tables, cuda, os_name, torch, platform)
+    full, branch = need.driver, need.branch
     floor = tables.minor_compat_floor(cuda, os_name)
     drv = parse_driver(driver)
+
+    def make(
+        level: str, drv: Optional[Version], full: Optional[Version], basis: str
+    ) -> DriverVerdict:
+        return DriverVerdict(level, cuda, drv, full, floor, basis, need.basis, branch)
+
     if drv is not None:
         if full is not None and drv >= full:
-            return DriverVerdict("full", cuda, drv, full, floor, f"driver {drv} >= {full}")
+            return make("full", drv, full, f"driver {drv} >= {full}")
+        if full is None and branch is not None and drv.major >= branch:
+            return make("full", drv, None, f"driver {drv} is of branch R{branch} or newer")
         if floor is not None and drv >= floor:
-            return DriverVerdict(
-                "minor",
-                cuda,
-                drv,
-                full,
-                floor,
-                f"driver {drv} >= {floor}, the CUDA {cuda.major}.x floor",
+            return make(
+                "minor", drv, full, f"driver {drv} >= {floor}, the CUDA {cuda.major}.x floor"
             )
         if full is None and floor is None:
-            return DriverVerdict(
-                "unknown", cuda, drv, None, None, f"CUDA {cuda} is not in the tables"
-            )
-        need = floor or full
-        return DriverVerdict("too_old", cuda, drv, full, floor, f"driver {drv} < {need}")
+            return make("unknown", drv, None, f"CUDA {cuda} is not in the tables")
+        low = floor or full
+        return make("too_old", drv, full, f"driver {drv} < {low}")
     supported = parse_version(cuda_driver)
     if supported is not None:
         if Version(f"{supported.major}.{supported.minor}") >= Version(f"{cuda.major}.{cuda.minor}"):
-            return DriverVerdict(
-                "full", cuda, None, full, floor, f"the driver supports CUDA {supported}"
-            )
+            return make("full", None, full, f"the driver supports CUDA {supported}")
         if supported.major == cuda.major and cuda.major >= 11:
-            return DriverVerdict(
-                "minor", cuda, None, full, floor, f"the driver supports CUDA {supported}"
-            )
-        return DriverVerdict(
-            "too_old", cuda, None, full, floor, f"the driver supports CUDA {supported}"
+            return make("minor", None, full, f"the driver supports CUDA {supported}")
+        return make("too_old", None, full, f"the driver supports CUDA {supported}")
+    return make("unknown", None, full, "no driver version known")
+
+
+def forward_compat_way_out(
+    facts: Facts, tables: Tables, cuda: Version
+) -> Tuple[Optional[str], str]:
+    """NVIDIA forward compatibility as a way out for a driver too old for CUDA ``cuda``:
+    (the cuda-compat package to install, or None; why not / a caveat, one line).
+
+    Only on Linux, only when every NVIDIA GPU here is a data-center GPU the tables name, and
+    only on a driver branch NVIDIA lists for that package. Consumer GPUs never qualify (the
+    CUDA driver refuses them: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, 804)."""
+    fc = tables.forward_compat
+    drv = parse_driver(facts.nvidia.driver_version)
+    if fc is None:
+        return None, "forward compatibility is not in the tables"
+    if fc.linux_only and facts.system.os != "Linux":
+        return None, "forward compatibility (cuda-compat) exists on Linux only"
+    names = [g.name or f"GPU {g.index}" for g in facts.nvidia.gpus]
+    if not names:
+        return None, "no GPU listed: whether forward compatibility applies is not known"
+    segments = {n: tables.gpu_segment(n) for n in names}
+    unknown = sorted(n for n, s in segments.items() if s is None)
+    barred = sorted(
+        n for n, s in segments.items() if s is not None and s not in fc.eligible_segments
+    )
+    if barred:
+        return None, (
+            f"forward compatibility (cuda-compat) is for data-center GPUs only, not {', '.join(barred)}"
         )
-    return DriverVerdict("unknown", cuda, None, full, floor, "no driver version known")
+    if unknown:
+        return None, (
+            f"whether forward compatibility (cuda-compat) works on {', '.join(unknown)} is not known "
+            "(NVIDIA allows it on data-center GPUs and select NGC Server Ready RTX SKUs only)"
+        )
+    if drv is None:
+        return None, "the driver version is unknown: whether cuda-compat applies is not known"
+    package = fc.package_for(cuda, drv.major)
+    if package is None:
+        return None, (
+            f"NVIDIA lists no cuda-compat package for CUDA {cuda.major}.{cuda.minor} on the "
+            f"R{drv.major} branch"
+        )
+    life = fc.branches.get(drv.major)
+    caveat = (
+        f" (NVIDIA gives R{drv.major}'s end of life as {life.end_of_life})"
+        if life and life.end_of_life
+        else ""
+    )
+    return package.package, (
+        f"install {package.package} (forward compatibility on this data-center GPU; "
+        f"R{drv.major} is listed for it{caveat})"
+    )
 
 
 # --------------------------------------------------------------------------- architectures

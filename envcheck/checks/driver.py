@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
-from ..compat import driver_predates, driver_verdict, sm_name
+from ..compat import (
+    DriverVerdict,
+    driver_predates,
+    driver_verdict,
+    forward_compat_way_out,
+    platform_of,
+    sm_name,
+)
 from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
@@ -44,12 +51,19 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
     nv = facts.nvidia
     if cuda is None or not (nv.driver_version or nv.cuda_driver_version):
         return []
+    platform = platform_of(facts)
     verdict = driver_verdict(
-        tables, cuda, nv.driver_version, facts.system.os, nv.cuda_driver_version
+        tables,
+        cuda,
+        nv.driver_version,
+        facts.system.os,
+        nv.cuda_driver_version,
+        torch=parse_version(facts.torch.version),
+        platform=str(platform) if platform else None,
     )
     evidence = [f"torch {facts.torch.version} built with CUDA {cuda}", driver_text(facts)]
-    if verdict.full_from:
-        evidence.append(f"CUDA {cuda} was released with driver {verdict.full_from}")
+    full = _full_text(verdict)
+    evidence.append(f"full support: {full}")
     if verdict.minimum:
         evidence.append(
             f"minor-version compatibility covers CUDA {cuda.major}.x from {verdict.minimum}"
@@ -59,8 +73,13 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
         fix = f"Upgrade the NVIDIA driver to {need} or newer"
         if verdict.full_from and verdict.full_from != need:
             fix += f" ({verdict.full_from} or newer for full CUDA {cuda} support)"
-        fix += ", or install a torch build for an older CUDA. Without a driver upgrade: "
-        fix += what_fits(facts, tables)
+        fix += ", or install a torch build for an older CUDA."
+        package, why = forward_compat_way_out(facts, tables, cuda)
+        if package is not None:
+            fix += f" Or keep the driver and {why}."
+        else:
+            evidence.append(why)
+        fix += " Without a driver upgrade: " + what_fits(facts, tables)
         return [
             RULES["DRV001"](
                 f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",
@@ -70,6 +89,16 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
         ]
     if verdict.level == "minor":
         caveats = " ".join(c.text for c in tables.caveats)
+        if verdict.full_from is not None:
+            upgrade = (
+                f"Upgrade the driver to {verdict.full_from} or newer for full support ({full})."
+            )
+        elif verdict.full_branch is not None:
+            upgrade = (
+                f"Upgrade to an R{verdict.full_branch} driver or newer for full support ({full})."
+            )
+        else:
+            upgrade = f"The driver that gives full support is not known: {full}."
         return [
             RULES["DRV002"](
                 f"CUDA {cuda} runs on this driver only through minor-version compatibility",
@@ -77,11 +106,22 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
                 "Most of torch works. Not covered: features that need the newer driver "
                 "(cudaErrorCallRequiresNewerDriver), and PTX of a newer CUDA, which the driver cannot "
                 "JIT-compile (torch.compile/Triton kernels, builds without native kernels for a GPU). "
-                f"Upgrade the driver to {verdict.full_from or 'the CUDA release driver'} for full support. "
-                + caveats,
+                f"{upgrade} " + caveats,
             )
         ]
     return []
+
+
+def _full_text(verdict: DriverVerdict) -> str:
+    """Which driver gives full support for the build, and what that rests on."""
+    if verdict.full_from is not None:
+        return f"driver {verdict.full_from} or newer ({verdict.full_basis})"
+    if verdict.full_branch is not None:
+        return (
+            f"an R{verdict.full_branch} driver or newer ({verdict.full_basis}; "
+            "NVIDIA publishes no minimum version)"
+        )
+    return f"not known ({verdict.full_basis})"
 
 
 _NVML = {
@@ -169,12 +209,27 @@ def _dropped_gpus(facts: Facts, tables: Tables) -> List[Finding]:
                         f"{family.name} GPUs are supported up to the R{family.last_driver_branch} drivers",
                         driver_text(facts),
                     ],
-                    f"Use an R{family.last_driver_branch} driver for this GPU"
-                    + (
-                        f"; it runs CUDA {family.last_cuda_major}.x at most."
-                        if family.last_cuda_major
-                        else "."
+                    _dropped_fix(
+                        tables, family.name, family.last_driver_branch, family.last_cuda_major
                     ),
                 )
             )
     return findings
+
+
+def _dropped_fix(tables: Tables, family: str, branch: int, last_major: Optional[int]) -> str:
+    """DRV003's way out. The last branch for a GPU may itself report a CUDA the GPU's
+    toolkits no longer target (R580 reports CUDA 13.0; CUDA 13 toolkits dropped Maxwell,
+    Pascal and Volta), so the advice names the build as well as the driver."""
+    reports = tables.driver_branches.get(branch)
+    text = f"Use an R{branch} driver, the last branch that supports {family} GPUs"
+    if reports:
+        text += f" (it reports CUDA {reports})"
+    if last_major is None:
+        return text + "."
+    text += (
+        f", with a torch build for CUDA {last_major}.x or older: CUDA {last_major + 1} "
+        f"toolkits no longer target {family} GPUs, so builds for CUDA {last_major + 1} "
+        "carry no kernels for them"
+    )
+    return text + "."
