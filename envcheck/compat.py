@@ -222,7 +222,7 @@ def forward_compat_way_out(
         )
     life = fc.branches.get(drv.major)
     caveat = (
-        f" (NVIDIA gives R{drv.major}'s end of life as {life.end_of_life})"
+        f"; NVIDIA gives R{drv.major}'s end of life as {life.end_of_life}"
         if life and life.end_of_life
         else ""
     )

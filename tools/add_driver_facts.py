@@ -36,7 +36,7 @@ def updates(ref):
         ver = row["release_version"].split()[0]
         if not re.fullmatch(r"\d+\.\d+\.\d+", ver):
             continue
-        major, minor, patch = (int(x) for x in ver.split("."))
+        major, minor, _patch = (int(x) for x in ver.split("."))
         if (major, minor) == (10, 2) or "RC" in row["toolkit"] or "Preview" in row["toolkit"]:
             continue
         label = row["toolkit"].replace("CUDA ", "")
@@ -60,7 +60,7 @@ def main(path: Path) -> None:
     ups = updates(ref)
     toolkits = data["toolkits"]
     have = {t["cuda"] for t in toolkits}
-    for cuda, branch, src, inferred, note in (
+    for cuda, _branch, src, inferred, note in (
         (
             "13.4",
             615,

@@ -35,6 +35,7 @@ from ..compat import (
     build_arch_list,
     driver_predates,
     driver_verdict,
+    forward_compat_way_out,
     gpu_capabilities,
     has_amd_gpu,
     has_nvidia_gpu,
@@ -304,6 +305,12 @@ def resolve(
         plan.ways_out.append(
             f"upgrade the NVIDIA driver to {needed[1]} or newer ({needed[0]} of torch {newest.newest})"
         )
+        package, _ = forward_compat_way_out(facts, tables, _cuda(needed[0]))
+        if package is not None:  # a data-center GPU on a branch NVIDIA lists for the package
+            plan.ways_out.append(
+                f"or keep the driver and install {package} (NVIDIA forward compatibility) "
+                f"for {needed[0]} of torch {newest.newest}"
+            )
     if wish.variant not in ("auto", "cpu"):
         plan.ways_out.append("let envcheck choose the variant (--variant auto)")
     plan.ways_out.append("use the CPU build (--variant cpu)")
@@ -447,7 +454,13 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
         ] + [f"skipped {r}" for r in reasons]
     cuda = _cuda(variant)
     verdict = driver_verdict(
-        tables, cuda, facts.nvidia.driver_version, facts.system.os, facts.nvidia.cuda_driver_version
+        tables,
+        cuda,
+        facts.nvidia.driver_version,
+        facts.system.os,
+        facts.nvidia.cuda_driver_version,
+        torch=version,
+        platform=str(platform),
     )
     how = {
         "full": f"driver {facts.nvidia.driver_version or ''} runs CUDA {cuda}".replace("  ", " "),
