@@ -186,6 +186,7 @@ def test_drv003_names_the_cuda_12_build_for_the_r580_driver() -> None:
     assert "torch build for CUDA 12.x or older" in drv.fix
     assert "CUDA 13 toolkits no longer target Pascal GPUs" in drv.fix
     assert "at most" not in drv.fix
+    assert drv.title.startswith("Driver 590.44.01 no longer supports"), drv.title
 
 
 # --------------------------------------------------------------------------- a simulated machine

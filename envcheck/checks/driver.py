@@ -16,7 +16,7 @@ from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
-from ..tables.model import parse_version
+from ..tables.model import parse_driver, parse_version
 from ._util import driver_text, has_nvidia_gpu, what_fits
 
 
@@ -190,7 +190,7 @@ def _nvml(facts: Facts) -> List[Finding]:
 
 
 def _dropped_gpus(facts: Facts, tables: Tables) -> List[Finding]:
-    driver = parse_version(facts.nvidia.driver_version)
+    driver = parse_driver(facts.nvidia.driver_version)
     if driver is None:
         return []
     findings = []
