@@ -9,6 +9,7 @@ live here, once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import List, Optional, Sequence, Tuple
 
 from packaging.version import Version
@@ -221,15 +222,28 @@ def forward_compat_way_out(
             f"R{drv.major} branch"
         )
     life = fc.branches.get(drv.major)
-    caveat = (
-        f"; NVIDIA gives R{drv.major}'s end of life as {life.end_of_life}"
-        if life and life.end_of_life
-        else ""
-    )
+    caveat = _end_of_life_caveat(drv.major, life.end_of_life if life else None)
     return package.package, (
         f"install {package.package} (forward compatibility on this data-center GPU; "
         f"R{drv.major} is listed for it{caveat})"
     )
+
+
+def _end_of_life_caveat(
+    branch: int, end_of_life: Optional[str], today: Optional[date] = None
+) -> str:
+    """NVIDIA's end of life of a driver branch, in the tense today calls for: a branch whose
+    support has ended still runs cuda-compat, but the user should know it gets no fixes."""
+    if not end_of_life:
+        return ""
+    try:
+        ends = datetime.strptime(end_of_life, "%B %Y").date()
+    except ValueError:  # a date written in another form: quote it as NVIDIA gives it
+        return f"; NVIDIA gives R{branch}'s end of life as {end_of_life}"
+    now = today or date.today()
+    if (now.year, now.month) > (ends.year, ends.month):
+        return f"; R{branch} reached its end of life in {end_of_life}: it gets no more fixes"
+    return f"; NVIDIA gives R{branch}'s end of life as {end_of_life}"
 
 
 # --------------------------------------------------------------------------- architectures

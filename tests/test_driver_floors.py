@@ -211,3 +211,16 @@ def test_cli_on_a_simulated_old_driver(gpu: str, offered: bool) -> None:
     assert "DRV001" in flat
     assert "full support: driver 580.95.05 or newer (CUDA 13.0.2" in flat
     assert ("install cuda- compat-13-0" in flat or "install cuda-compat-13-0" in flat) is offered
+
+
+def test_end_of_life_is_said_in_the_right_tense() -> None:
+    from datetime import date
+
+    from envcheck.compat import _end_of_life_caveat
+
+    before = _end_of_life_caveat(535, "June 2026", today=date(2026, 6, 30))
+    after = _end_of_life_caveat(535, "June 2026", today=date(2026, 7, 1))
+    assert before == "; NVIDIA gives R535's end of life as June 2026"
+    assert "reached its end of life in June 2026" in after and "no more fixes" in after
+    assert _end_of_life_caveat(535, None) == ""
+    assert "mid-2026" in _end_of_life_caveat(535, "mid-2026")
