@@ -336,6 +336,7 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
             companions=companions,
             python=parse_python(python),
             platform=platform,
+            manager=manager,
         )
         check_wish(wish, PLATFORMS)
     except WishError as exc:
@@ -357,6 +358,7 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
             companions=wish.companions,
             python=wish.python,
             platform=wish.platform,
+            manager=wish.manager,
         )
     plan = resolve(facts, tables, wish)
     command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
