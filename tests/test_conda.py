@@ -155,7 +155,9 @@ def test_after_2_5_conda_forge_and_the_channel_end_is_said() -> None:
     assert plan.ok and plan.conda is None
     assert any("conda channel ended with torch 2.5" in n for n in plan.notes)
     assert any("conda-forge" in u for u in plan.unverified)
-    assert render(plan, "conda").startswith('conda install -c conda-forge "pytorch==2.6.0=cuda126*"')
+    assert render(plan, "conda").startswith(
+        'conda install -c conda-forge "pytorch==2.6.0=cuda126*"'
+    )
 
 
 def test_auto_variant_on_a_gpu_machine_picks_among_conda_builds() -> None:
@@ -172,7 +174,10 @@ def test_auto_variant_on_a_gpu_machine_picks_among_conda_builds() -> None:
     plan = resolve(facts, TABLES, wish, "linux-x86_64")
     assert plan.ok, plan.conflicts
     assert plan.variant in ("cu113", "cu102")
-    assert plan.conda is not None and plan.conda.package == f"cudatoolkit={plan.variant[2:4]}.{plan.variant[4:]}"
+    assert (
+        plan.conda is not None
+        and plan.conda.package == f"cudatoolkit={plan.variant[2:4]}.{plan.variant[4:]}"
+    )
 
 
 def test_the_console_command_prints_the_issue_command() -> None:

@@ -71,14 +71,22 @@ def sections(text: str) -> Dict[str, str]:
 
 def conda_lines(section: str) -> List[Tuple[str, str, str]]:
     """(block heading, label comment, command) for each conda line of a section."""
-    conda = section.split("#### Conda", 1)[1].split("#### Wheel", 1)[0] if "#### Conda" in section else ""
+    conda = (
+        section.split("#### Conda", 1)[1].split("#### Wheel", 1)[0]
+        if "#### Conda" in section
+        else ""
+    )
     out = []
     block, label = "", ""
     for raw in conda.splitlines():
         line = raw.strip()
         if line.startswith("##### "):
             block = line[6:].strip()
-        elif line.startswith("# ") and not line.startswith("# NOTE") and "channel is required" not in line:
+        elif (
+            line.startswith("# ")
+            and not line.startswith("# NOTE")
+            and "channel is required" not in line
+        ):
             if not line.lower().startswith("# pytorch lts"):
                 label = line[2:].strip()
         elif line.startswith("conda install"):
@@ -119,9 +127,7 @@ def parse(command: str) -> Dict[str, Any]:
         else:
             raise ValueError(f"unexpected token {tok!r} in {command!r}")
         i += 1
-    if package is None:
-        variant = "cpu"
-    elif package == "cpuonly":
+    if package is None or package == "cpuonly":
         variant = "cpu"
     else:
         m = re.fullmatch(r"(cudatoolkit|pytorch-cuda)=(\d+)\.(\d+)", package)
@@ -213,7 +219,9 @@ def main(argv: List[str]) -> None:
                 "... -c pytorch-lts'); the companions are those of its pip lines"
             )
             record["python_max"] = "3.8"
-            notes["python_max"] = "page: 'PyTorch LTS version 1.8.2 is only supported for Python <= 3.8'"
+            notes["python_max"] = (
+                "page: 'PyTorch LTS version 1.8.2 is only supported for Python <= 3.8'"
+            )
             notes["covers"] = "page: 'macOS is currently not supported for LTS'"
             record["covers"] = sorted(set(covers) | {"macos-x86_64"})
         pv, pa = pip_pairs.get(torch, (None, None))

@@ -110,7 +110,9 @@ class CondaCommand:
     """What a ``conda install`` from PyTorch's own channel needs besides the pins."""
 
     channels: List[str]  # in order: ["pytorch", "nvidia"]
-    package: Optional[str] = None  # the build selector: cudatoolkit=11.3, pytorch-cuda=12.1, cpuonly
+    package: Optional[str] = (
+        None  # the build selector: cudatoolkit=11.3, pytorch-cuda=12.1, cpuonly
+    )
 
 
 @dataclass
@@ -321,17 +323,17 @@ def resolve(
             )
         return plan
     plan.conflicts.extend(f"torch {v}: {why}" for v, why in tried)
-    if tried and all(isinstance(why, Unknown) for _, why in tried):
+    if wish.manager == "conda" and tried and all(isinstance(w, Unknown) for _, w in tried):
         # Only what the tables do not know stands in the way: say what is known instead.
         plan.unverified.extend(str(why) for _, why in tried)
         releases = tables.conda.releases if tables.conda is not None else ()
-        known = [
+        listed = [
             str(r.torch)
             for r in releases
             if str(target) in r.covers and any(r.torch in m.versions for m in matching)
         ]
-        if known:
-            plan.ways_out.append(f"torch {', '.join(known)}: PyTorch's pages give conda commands")
+        if listed:
+            plan.ways_out.append(f"torch {', '.join(listed)}: PyTorch's pages give conda commands")
         plan.ways_out.append("install the pip wheels into the conda environment (--manager pip)")
         return plan
     newest = usable[0] if near is None else max(usable, key=lambda r: Version(r.minor))
@@ -464,7 +466,9 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
         published = ", ".join(map(str, offered))
         return None, f"no {variant} build{where} for {platform} (published there: {published})"
     if variant is None and where and isinstance(why, str) and why.startswith("no "):
-        why = why.replace(f" for {platform} (published:", f"{where} for {platform} (published there:")
+        why = why.replace(
+            f" for {platform} (published:", f"{where} for {platform} (published there:"
+        )
     return variant, why
 
 
@@ -726,14 +730,18 @@ def _conda_version(
         pick = Version(near.base_version)
     record = channel.release(pick)
     assert record is not None
-    if record.python_max is not None and python is not None:
-        if Version(f"{python.major}.{python.minor}") > record.python_max:
-            return (
-                None,
-                f"the conda build of torch {pick} supports Python {record.python_max} and "
-                "older only (PyTorch's page)",
-                [],
-            )
+    limit = record.python_max
+    if (
+        limit is not None
+        and python is not None
+        and Version(f"{python.major}.{python.minor}") > limit
+    ):
+        return (
+            None,
+            f"the conda build of torch {pick} supports Python {limit} and older only "
+            "(PyTorch's page)",
+            [],
+        )
     skipped = [str(v) for v in versions if v > pick and channel.release(v) is None]
     return pick, "", skipped
 

@@ -527,7 +527,9 @@ def _conda_build(r: _Reader, raw: Any, where: str, covers: FrozenSet[str]) -> Co
         raise r.fail(where, "missing field 'package' (null: none)")
     package = raw["package"]
     if package is not None and (not isinstance(package, str) or not _CONDA_PACKAGE.match(package)):
-        raise r.fail(f"{where}.package", f"{package!r} is not cpuonly, cudatoolkit=X.Y or pytorch-cuda=X.Y")
+        raise r.fail(
+            f"{where}.package", f"{package!r} is not cpuonly, cudatoolkit=X.Y or pytorch-cuda=X.Y"
+        )
     if package is not None and package != "cpuonly":
         cuda = package.split("=", 1)[1]
         if variant != "cu" + cuda.replace(".", ""):
