@@ -161,8 +161,9 @@ def test_after_2_5_conda_forge_and_the_channel_end_is_said() -> None:
 
 
 def test_auto_variant_on_a_gpu_machine_picks_among_conda_builds() -> None:
-    """A GPU box with driver 470 (CUDA 11.4): pip's newest 1.10 build it runs is cu111, the
-    conda channel's is cu113 (11.x minor-version compatibility)."""
+    """A T4 on driver 470: the conda channel's 1.10.1 builds are cu102 and cu113 (pip's are
+    cu102 and cu111). cu113 has no architecture list in the tables (no pip wheel of it), so
+    the build known to carry sm_75 kernels, cu102, is chosen: never pip's cu111."""
     from envcheck.facts import GpuFacts
 
     facts = Facts(python=PythonFacts(version="3.9"))
@@ -173,11 +174,10 @@ def test_auto_variant_on_a_gpu_machine_picks_among_conda_builds() -> None:
     wish = Wish(torch="1.10.1", python="3.9", platform="linux-x86_64", manager="conda")
     plan = resolve(facts, TABLES, wish, "linux-x86_64")
     assert plan.ok, plan.conflicts
-    assert plan.variant in ("cu113", "cu102")
-    assert (
-        plan.conda is not None
-        and plan.conda.package == f"cudatoolkit={plan.variant[2:4]}.{plan.variant[4:]}"
-    )
+    assert plan.variant == "cu102", plan.reasons
+    assert plan.conda is not None and plan.conda.package == "cudatoolkit=10.2"
+    asked = resolve(facts, TABLES, Wish(**{**wish.__dict__, "variant": "cu113"}), "linux-x86_64")
+    assert asked.ok and any("architecture list" in u for u in asked.unverified)
 
 
 def test_the_console_command_prints_the_issue_command() -> None:
