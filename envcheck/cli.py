@@ -336,6 +336,7 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
             companions=companions,
             python=parse_python(python),
             platform=platform,
+            manager=manager,
         )
         check_wish(wish, PLATFORMS)
     except WishError as exc:
@@ -357,6 +358,7 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
             companions=wish.companions,
             python=wish.python,
             platform=wish.platform,
+            manager=wish.manager,
         )
     plan = resolve(facts, tables, wish)
     command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
@@ -682,6 +684,14 @@ def tables(ctx: click.Context, as_json: bool) -> None:
         "gpu_arches": {"families": len(t.families), "gpu_models": len(t.gpus)},
         "installers": {"uv_torch_backends": len(t.uv_torch_backends)},
         "messages": {"messages": len(t.messages)},
+        "conda_pytorch": {
+            "versions": (
+                f"{t.conda.releases[0].torch} to {t.conda.releases[-1].torch}"
+                if t.conda is not None and t.conda.releases
+                else "none"
+            ),
+            "channel_last": str(t.conda.last) if t.conda is not None else "unknown",
+        },
     }
     if as_json:
         out = {

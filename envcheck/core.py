@@ -309,7 +309,7 @@ def _advice(
     if not roots:
         return None
     torch = str(req.torch) if req is not None and req.torch is not None else "latest"
-    plan = resolve(facts, tables, installed_wish(facts, torch=torch))
+    plan = resolve(facts, tables, installed_wish(facts, torch=torch, manager=manager))
     command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
     argv = tuple(plan_argv(plan, manager, tables.uv_torch_backends)) if plan.ok else ()
     return Advice(plan, manager, command, argv, tuple(f.code for f in roots))

@@ -164,7 +164,7 @@ OFFICIAL = [
 ]
 
 
-def elsewhere(torch: str, variant: str, platform: str, python: str = "3.10"):
+def elsewhere(torch: str, variant: str, platform: str, python: str = "3.10", manager: str = "pip"):
     """Plan for another machine, as `--python --platform --variant` does: nothing probed."""
     wish = Wish(
         torch=torch,
@@ -172,6 +172,7 @@ def elsewhere(torch: str, variant: str, platform: str, python: str = "3.10"):
         companions=["torchvision", "torchaudio"],
         python=python,
         platform=platform,
+        manager=manager,
     )
     return resolve(Facts(python=PythonFacts(version=python)), TABLES, wish, platform)
 
@@ -182,7 +183,7 @@ def test_at_least_twelve_official_commands() -> None:
 
 @pytest.mark.parametrize(("torch", "variant", "platform", "manager", "command"), OFFICIAL)
 def test_official_commands(torch, variant, platform, manager, command) -> None:
-    plan = elsewhere(torch, variant, platform)
+    plan = elsewhere(torch, variant, platform, manager=manager if manager == "conda" else "pip")
     assert plan.ok, plan.conflicts
     assert render(plan, manager) == command
 

@@ -46,7 +46,7 @@ from ..compat import (
 )
 from ..facts import Facts
 from ..tables import Tables
-from ..tables.model import Release, parse_driver
+from ..tables.model import CondaChannel, Release, parse_driver
 from ..values import Platform, Variant
 
 COMPANIONS = ("torchvision", "torchaudio")
@@ -66,6 +66,9 @@ class Wish:
     # Prefer this torch (the installed one): its version and build when they fit, else
     # the release nearest to it that does. `envcheck install --keep`.
     near: Optional[str] = None
+    # The package manager the plan is for: with conda, the variants, companions and channels
+    # are those of PyTorch's conda channel (tables.conda) up to its last release.
+    manager: str = "pip"
 
     def __post_init__(self) -> None:
         if self.companions is not None and not isinstance(self.companions, tuple):
@@ -85,6 +88,8 @@ class Wish:
             args += ["--python", self.python]
         if self.platform:
             args += ["--platform", self.platform]
+        if self.manager != "pip":
+            args += ["--manager", self.manager]
         return args
 
 
@@ -99,6 +104,16 @@ class Package:
     @property
     def pin(self) -> str:
         return f"{self.name}=={self.version}" + (f"+{self.local}" if self.local else "")
+
+
+@dataclass
+class CondaCommand:
+    """What a ``conda install`` from PyTorch's own channel needs besides the pins."""
+
+    channels: List[str]  # in order: ["pytorch", "nvidia"]
+    package: Optional[str] = (
+        None  # the build selector: cudatoolkit=11.3, pytorch-cuda=12.1, cpuonly
+    )
 
 
 @dataclass
@@ -123,6 +138,8 @@ class InstallPlan:
         default_factory=list
     )  # (torch, why not), tried first
     wish: Wish = field(default_factory=Wish)
+    # Set when the plan is for PyTorch's conda channel (Wish.manager conda, torch <= its last).
+    conda: Optional[CondaCommand] = None
 
     @property
     def index_url(self) -> Optional[str]:
@@ -261,8 +278,17 @@ def resolve(
         return plan
     tried = plan.passed_over
     picks = []
+    skipped_patches: List[str] = []
     for release in usable:
         version = _version_in(release, spec, near)
+        channel = _conda_channel(tables, wish, release)
+        if channel is not None:
+            found, why_not, skipped = _conda_version(channel, release, spec, near, pyv)
+            if found is None:
+                tried.append((str(version), why_not))
+                continue
+            version = found
+            skipped_patches = skipped
         variant, why = _pick_variant(facts, tables, release, version, wish, target, gpu)
         if variant is None:
             tried.append((str(version), why))
@@ -285,6 +311,7 @@ def resolve(
                 plan.notes.append(f"passed over torch {other}, not known to fit: {unknown}")
         plan.packages = [Package("torch", str(version))]
         _companions(plan, facts, release, version, wish)
+        _conda_plan(plan, tables, release, version, variant, target, skipped_patches)
         _triton(plan, facts, release, variant)
         _local_labels(plan, facts, target)
         _ptx_notes(plan, facts, tables, release, variant)
@@ -297,10 +324,25 @@ def resolve(
             )
         return plan
     plan.conflicts.extend(f"torch {v}: {why}" for v, why in tried)
+    if wish.manager == "conda" and tried and all(isinstance(w, Unknown) for _, w in tried):
+        # Only what the tables do not know stands in the way: say what is known instead.
+        plan.unverified.extend(str(why) for _, why in tried)
+        releases = tables.conda.releases if tables.conda is not None else ()
+        listed = [
+            str(r.torch)
+            for r in releases
+            if str(target) in r.covers and any(r.torch in m.versions for m in matching)
+        ]
+        if listed:
+            plan.ways_out.append(f"torch {', '.join(listed)}: PyTorch's pages give conda commands")
+        plan.ways_out.append("install the pip wheels into the conda environment (--manager pip)")
+        return plan
     newest = usable[0] if near is None else max(usable, key=lambda r: Version(r.minor))
     needed = driver_upgrade(facts, tables, newest, target)
     have = parse_driver(facts.nvidia.driver_version)
     floor = parse_driver(needed[1]) if needed else None
+    if _conda_channel(tables, wish, newest) is not None:
+        needed = None  # the wheels' variants: not what the conda channel offers
     if needed and (have is None or floor is None or have < floor):  # only a real upgrade
         plan.ways_out.append(
             f"upgrade the NVIDIA driver to {needed[1]} or newer ({needed[0]} of torch {newest.newest})"
@@ -314,6 +356,8 @@ def resolve(
     if wish.variant not in ("auto", "cpu"):
         plan.ways_out.append("let envcheck choose the variant (--variant auto)")
     plan.ways_out.append("use the CPU build (--variant cpu)")
+    if wish.manager == "conda":
+        plan.ways_out.append("install the pip wheels into the conda environment (--manager pip)")
     return plan
 
 
@@ -407,8 +451,35 @@ def variants_of(release: Release, platform: Platform) -> List[Variant]:
 
 
 def _pick_variant(facts, tables, release, version, wish, platform, gpu):
-    """(variant, reasons) or (None, why not)."""
+    """(variant, reasons) or (None, why not). With conda (up to the channel's last release)
+    the variants offered are the conda channel's for this version and platform."""
     offered = variants_of(release, platform)
+    where = ""
+    channel = _conda_channel(tables, wish, release)
+    if channel is not None:
+        record = channel.release(version)
+        builds = record.builds_for(str(platform)) if record is not None else None
+        if builds is None:
+            return None, Unknown(
+                f"not known whether the {channel.name} conda channel has it for {platform}: "
+                "PyTorch's pages give no conda command for that platform"
+            )
+        if not builds:
+            return None, f"the {channel.name} conda channel has no torch {version} for {platform}"
+        offered = [Variant.parse(b.variant) for b in builds]
+        where = f" on the {channel.name} conda channel"
+    variant, why = _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
+    if variant is not None and where and variant not in offered:
+        published = ", ".join(map(str, offered))
+        return None, f"no {variant} build{where} for {platform} (published there: {published})"
+    if variant is None and where and isinstance(why, str) and why.startswith("no "):
+        why = why.replace(
+            f" for {platform} (published:", f"{where} for {platform} (published there:"
+        )
+    return variant, why
+
+
+def _pick_offered(facts, tables, release, version, wish, platform, gpu, offered):
     if wish.variant != "auto":
         wanted = Variant.parse(wish.variant)
         if wanted not in offered:
@@ -442,7 +513,10 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
     if predates:
         return None, predates
     prefer = torch_variant(facts) if wish.near else None
-    variant, reasons = best_cuda_variant(facts, tables, release, platform, prefer, version)
+    cuda_names = [str(v) for v in offered if v.is_cuda]
+    variant, reasons = best_cuda_variant(
+        facts, tables, release, platform, prefer, version, cuda_names
+    )
     if variant is None:
         return None, "; ".join(reasons) or "no CUDA variant fits"
     unknown = _kernels(facts, tables, release, version, variant, platform)
@@ -492,6 +566,7 @@ def best_cuda_variant(
     platform: Platform,
     prefer: Optional[Variant] = None,
     version: Optional[Version] = None,
+    names: Optional[Sequence[str]] = None,
 ) -> Tuple[Optional[Variant], List[str]]:
     """The CUDA variant of ``release`` this driver runs with kernels for every GPU: ``prefer``
     (the installed one) when it fits, else the newest CUDA that does. (variant, why others not).
@@ -505,7 +580,10 @@ def best_cuda_variant(
         and Version(installed.base_version) == version
         and prefer is not None
     )
-    names = release.cuda_aarch64_variants if platform.arch == "aarch64" else release.cuda_variants
+    if names is None:  # the wheels' variants; conda passes its channel's
+        names = (
+            release.cuda_aarch64_variants if platform.arch == "aarch64" else release.cuda_variants
+        )
     variants = sorted((Variant.parse(n) for n in names or ()), reverse=True)
     if prefer is not None and prefer in variants:
         variants.remove(prefer)
@@ -630,6 +708,109 @@ def _companions(
             also = release.compatible.get(name)
             extra = f" ({name} {also} works with it)" if also else ""
             plan.notes.append(f"{name} has no release for torch {version}: left out{extra}")
+
+
+def _conda_channel(tables: Tables, wish: Wish, release: Release) -> Optional[CondaChannel]:
+    """PyTorch's conda channel when the plan is for conda and it published this minor."""
+    channel = tables.conda
+    if wish.manager != "conda" or channel is None or not channel.publishes(release.minor):
+        return None
+    return channel
+
+
+def _conda_version(
+    channel: CondaChannel,
+    release: Release,
+    spec: Optional[SpecifierSet],
+    near: Optional[Version],
+    python: Optional[Version],
+) -> Tuple[Optional[Version], str, List[str]]:
+    """(version, "", newer versions left out) among those the conda view knows, or
+    (None, why, []). A version PyTorch's pages give no conda command for is not known."""
+    versions = _versions(release, spec)
+    known = [v for v in versions if channel.release(v) is not None]
+    if not known:
+        return (
+            None,
+            Unknown(
+                f"not known whether the {channel.name} conda channel has it: "
+                "PyTorch's pages give no conda command for it"
+            ),
+            [],
+        )
+    pick = known[-1]
+    if near is not None and Version(near.base_version) in known:
+        pick = Version(near.base_version)
+    record = channel.release(pick)
+    assert record is not None
+    limit = record.python_max
+    if (
+        limit is not None
+        and python is not None
+        and Version(f"{python.major}.{python.minor}") > limit
+    ):
+        return (
+            None,
+            f"the conda build of torch {pick} supports Python {limit} and older only "
+            "(PyTorch's page)",
+            [],
+        )
+    skipped = [str(v) for v in versions if v > pick and channel.release(v) is None]
+    return pick, "", skipped
+
+
+def _conda_plan(
+    plan: InstallPlan,
+    tables: Tables,
+    release: Release,
+    version: Version,
+    variant: Variant,
+    platform: Platform,
+    skipped: Sequence[str],
+) -> None:
+    """The channels, build package and companions of the conda command, from the tables."""
+    if plan.wish.manager != "conda":
+        return
+    channel = tables.conda
+    if channel is None:
+        plan.unverified.append("the conda command: the tables hold no view of PyTorch's channel")
+        return
+    if not channel.publishes(release.minor):
+        plan.notes.append(
+            f"the {channel.name} conda channel ended with torch {channel.last}; "
+            f"conda-forge builds torch {release.minor} itself"
+        )
+        plan.unverified.append(
+            f"a conda-forge build of pytorch {version} ({variant}): the tables do not list "
+            "conda-forge's builds"
+        )
+        return
+    record = channel.release(version)
+    builds = record.builds_for(str(platform)) if record is not None else None
+    build = next((b for b in builds or () if b.variant == str(variant)), None)
+    if record is None or build is None:  # _pick_variant refused these
+        raise AssertionError(f"no conda build of {version} {variant} for {platform}")
+    plan.conda = CondaCommand(list(build.channels), build.package)
+    for package in plan.packages:
+        if package.name not in COMPANIONS:
+            continue
+        pinned = record.companion(package.name)
+        if pinned and pinned != package.version:
+            plan.notes.append(
+                f"conda pairs {package.name} {pinned} with torch {version} "
+                f"(the pip wheels: {package.version})"
+            )
+            package.version = pinned
+    for other in skipped:
+        plan.notes.append(
+            f"torch {other} left out: PyTorch's pages give no conda command for it, so whether "
+            f"the {channel.name} channel has it is not known"
+        )
+    plan.unverified.append(
+        f"that the {channel.name} channel still serves these packages: PyTorch deprecated it "
+        f"after {channel.last} (pytorch/pytorch#138506); the tables hold PyTorch's published "
+        "commands, not the channel's current files"
+    )
 
 
 def _triton(plan: InstallPlan, facts: Facts, release: Release, variant: Variant) -> None:

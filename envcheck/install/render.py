@@ -92,32 +92,20 @@ def render(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> 
 
 
 def _conda(plan: InstallPlan) -> str:
-    """The pytorch channel stopped after 2.5; conda-forge builds after that."""
-    version = Version(plan.torch or "0")
+    """PyTorch's own channel as its pages give it (the plan carries the channels and the
+    build package from tables.conda: ``cudatoolkit=11.3 -c pytorch -c conda-forge``,
+    ``pytorch-cuda=12.1 -c pytorch -c nvidia``); after that channel's last release
+    (a plan without ``conda``), conda-forge, which builds torch itself."""
     names = {"torch": "pytorch"}
     specs = [f"{names.get(p.name, p.name)}=={p.version}" for p in plan.packages]
+    if plan.conda is not None:
+        extra = [plan.conda.package] if plan.conda.package else []
+        channels = [arg for c in plan.conda.channels for arg in ("-c", c)]
+        return " ".join(["conda", "install", *specs, *extra, *channels])
     variant = Variant.parse(plan.variant or "cpu")
-    macos = _macos(plan)
-    if version < Version("2.6"):  # the pytorch channel's own builds ended with 2.5
-        if macos:
-            return "conda install " + " ".join(specs) + " -c pytorch"
-        if variant.is_cpu:
-            return "conda install " + " ".join(specs) + " cpuonly -c pytorch"
-        if variant.cuda is not None:
-            cuda = str(variant.cuda)
-            if version >= Version("1.13"):
-                return (
-                    "conda install "
-                    + " ".join(specs)
-                    + f" pytorch-cuda={cuda} -c pytorch -c nvidia"
-                )
-            # Before pytorch-cuda: the cudatoolkit package; the 11.x toolkits after 11.3
-            # came from conda-forge (PyTorch's own commands for 1.12).
-            forge = " -c conda-forge" if Version(cuda) >= Version("11.6") else ""
-            return "conda install " + " ".join(specs) + f" cudatoolkit={cuda} -c pytorch" + forge
     if not (variant.is_cpu or variant.is_cuda):
         return f"# conda has no {variant} builds of torch; use pip:\n" + render(plan, "pip")
-    build = "cpu*" if variant.is_cpu or macos else f"cuda{str(variant)[2:]}*"
+    build = "cpu*" if variant.is_cpu or _macos(plan) else f"cuda{str(variant)[2:]}*"
     specs[0] = f'"pytorch=={plan.torch}={build}"'
     return (
         "conda install -c conda-forge "

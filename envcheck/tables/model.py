@@ -121,6 +121,56 @@ class ToolkitUpdate:
 
 
 @dataclass(frozen=True)
+class CondaBuild:
+    """One ``conda install`` line of PyTorch's pages: a build on the ``pytorch`` channel."""
+
+    platforms: Tuple[str, ...]
+    variant: str  # cpu or cuXYZ
+    package: Optional[str]  # cudatoolkit=11.3, pytorch-cuda=12.1, cpuonly; None (macOS)
+    channels: Tuple[str, ...]  # in the command's order: pytorch first
+
+
+@dataclass(frozen=True)
+class CondaRelease:
+    """The conda view of one torch version: the builds PyTorch gave conda commands for."""
+
+    torch: Version
+    torchvision: Optional[str]
+    torchaudio: Optional[str]
+    covers: FrozenSet[str]  # platforms this record answers for; others are not known
+    builds: Tuple[CondaBuild, ...]
+    python_max: Optional[Version]  # a narrower Python range than the wheels (1.8.2 LTS)
+    provenance: Provenance
+
+    def builds_for(self, platform: str) -> Optional[Tuple[CondaBuild, ...]]:
+        """The builds for a platform; () when there are none, None when not known."""
+        if platform not in self.covers:
+            return None
+        return tuple(b for b in self.builds if platform in b.platforms)
+
+    def companion(self, name: str) -> Optional[str]:
+        return self.torchvision if name == "torchvision" else self.torchaudio
+
+
+@dataclass(frozen=True)
+class CondaChannel:
+    """PyTorch's own conda channel: the releases it published, and the last one."""
+
+    name: str
+    last: Version  # the last torch minor published there (2.5)
+    releases: Tuple[CondaRelease, ...]  # oldest first
+    provenance: Provenance
+
+    def publishes(self, minor: str) -> bool:
+        """Whether the channel published this torch minor at all (False after ``last``)."""
+        return Version(minor) <= self.last
+
+    def release(self, version: Version) -> Optional[CondaRelease]:
+        base = Version(version.base_version)
+        return next((r for r in self.releases if r.torch == base), None)
+
+
+@dataclass(frozen=True)
 class Toolkit:
     cuda: Version
     linux: Optional[Version]  # driver of the GA release: full compatibility from here
@@ -313,6 +363,7 @@ class Tables:
     first_drivers: Tuple[FirstDriver, ...] = ()  # per compute capability (cuda_driver.json)
     bundled_cuda: Tuple[BundledCuda, ...] = ()  # torch build -> CUDA update it bundles
     forward_compat: Optional[ForwardCompat] = None
+    conda: Optional[CondaChannel] = None  # the pytorch channel's view (conda_pytorch.json)
 
     # ---------------------------------------------------------------- torch
 
