@@ -163,3 +163,56 @@ def test_cpu_torch_on_an_amd_box_is_an_error_with_the_rocm_fix() -> None:
         == "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/rocm7.2"
     )
     assert "No build of torch 2.13.0 is known to fit (kernels for gfx942 in torch" in finding.fix
+
+
+# ---------------------------------------------------------------- NVIDIA Jetson
+
+
+def jetson_box() -> Facts:
+    facts = Facts.from_json((PROFILES / "docker-small-shm.json").read_text())
+    facts.system.machine = "aarch64"
+    facts.system.jetson = "NVIDIA Jetson AGX Orin Developer Kit"
+    return facts
+
+
+def test_jetson_is_detected_from_the_device_tree_or_l4t_release(tmp_path: Path) -> None:
+    from envcheck.probes.system import detect_jetson
+
+    assert detect_jetson(tmp_path) is None
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/nv_tegra_release").write_text(
+        "# R36 (release), REVISION: 4.0, GCID: 37537400, BOARD: generic, EABI: aarch64\n"
+    )
+    assert detect_jetson(tmp_path) == "L4T R36 (release), REVISION: 4.0"
+    (tmp_path / "proc/device-tree").mkdir(parents=True)
+    (tmp_path / "proc/device-tree/model").write_text("NVIDIA Jetson Orin Nano Developer Kit\x00")
+    assert detect_jetson(tmp_path) == "NVIDIA Jetson Orin Nano Developer Kit"
+
+
+def test_jetson_gets_no_install_command_it_cannot_verify() -> None:
+    facts = jetson_box()
+    plan = resolve(facts, TABLES, Wish(), "linux-aarch64")
+    assert plan.ok is False and plan.packages == []
+    assert "PyTorch's aarch64 CUDA wheels are SBSA builds" in plan.conflicts[0]
+    assert any("forums.developer.nvidia.com/t/pytorch-for-jetson" in w for w in plan.ways_out)
+    cpu = resolve(facts, TABLES, Wish(variant="cpu"), "linux-aarch64")
+    assert cpu.ok is True and cpu.variant == "cpu"  # asked for explicitly: no GPU claim
+
+
+def test_jetson_report_says_so_and_a_plain_arm_box_does_not() -> None:
+    report = report_of(jetson_box())
+    (jetson,) = [f for f in report.findings if f.code == "TRC005"]
+    assert "NVIDIA Jetson AGX Orin Developer Kit" in jetson.title
+    assert "forums.developer.nvidia.com" in jetson.fix and jetson.command is None
+    plain = jetson_box()
+    plain.system.jetson = None
+    assert not [f for f in report_of(plain).findings if f.code == "TRC005"]
+
+
+def test_jetson_can_be_simulated_by_override() -> None:
+    from envcheck.probes.overrides import apply_overrides, parse_overrides
+
+    facts = Facts()
+    env = {"ENVCHECK_FACT_SYSTEM_JETSON": "NVIDIA Jetson AGX Thor"}
+    apply_overrides(facts, parse_overrides(env))
+    assert facts.system.jetson == "NVIDIA Jetson AGX Thor"

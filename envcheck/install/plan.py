@@ -245,6 +245,17 @@ def resolve(
         usable = _nearest_first(usable, near)
 
     gpu = has_nvidia_gpu(facts) and not target.is_macos
+    if facts.system.jetson and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
+        # Jetson's iGPU runs JetPack's CUDA; PyTorch's aarch64 wheels are SBSA builds.
+        from ..checks.jetson import JETPACK_WHEELS
+
+        plan.conflicts.append(
+            f"NVIDIA Jetson ({facts.system.jetson}): PyTorch's aarch64 CUDA wheels are SBSA "
+            "builds, not verified on Jetson; envcheck knows no install command for this board"
+        )
+        plan.ways_out.append(f"NVIDIA's torch wheels for your JetPack release: {JETPACK_WHEELS}")
+        plan.ways_out.append("use the CPU build (--variant cpu)")
+        return plan
     predates = _driver_predates(facts, tables) if gpu else ""
     if predates and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
         # No release can help: say it once, with the driver that sees the GPU first.
