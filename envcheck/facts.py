@@ -68,6 +68,9 @@ class SystemFacts:
     hostname: Optional[str] = None  # redacted (None) unless the user asks for it
     wsl: Optional[int] = None  # 1 or 2 under Windows Subsystem for Linux
     container: Optional[str] = None  # docker, podman, kubernetes, containerd, lxc, apptainer
+    # An NVIDIA Jetson board: its device-tree model ("NVIDIA Jetson AGX Orin Developer Kit")
+    # or L4T release ("R36 (release), REVISION: 4.0"); None elsewhere
+    jetson: Optional[str] = None
     cgroup: CgroupFacts = field(default_factory=CgroupFacts)
     cpu_model: Optional[str] = None
     cpus_logical: Optional[int] = None

@@ -92,6 +92,13 @@ _RULES: List[Rule] = [
     ),
     Rule("TRC003", "torch-not-installed", "info", "torch is not installed in this environment"),
     Rule(
+        "TRC005",
+        "jetson-board",
+        "warning",
+        "an NVIDIA Jetson board: PyTorch's own aarch64 wheels are not built for it",
+        needs=frozenset({"system"}),
+    ),
+    Rule(
         "TRC004",
         "build-for-other-vendor",
         "error",

@@ -55,16 +55,96 @@ def amd_box() -> Facts:
     return facts
 
 
-def test_install_picks_the_newest_rocm_build() -> None:
+def test_install_picks_a_rocm_build_known_to_carry_the_gpu() -> None:
     facts = amd_box()
     plan = resolve(facts, TABLES, Wish(), "linux-x86_64")
-    # 2.15's ROCm builds are not known to the tables: the newest release with ROCm is 2.14.
-    assert (plan.ok, plan.torch, plan.variant) == (True, "2.14.1", "rocm7.14")  # 7.14 > 7.2
-    assert plan.reasons[0] == "AMD GPU (gfx942) -> rocm7.14, the newest ROCm build of torch 2.14.1"
+    # 2.12-2.14's gfx lists are not known to the tables; 2.11's rocm7.2 list has gfx942: a
+    # build known to fit comes first, and the newer ones are said to be passed over.
+    assert (plan.ok, plan.torch, plan.variant) == (True, "2.11.0", "rocm7.2")
+    assert plan.reasons[0].startswith("AMD GPU (gfx942) -> rocm7.2, whose gfx list has it")
+    assert plan.unverified == []
+    assert any(n.startswith("passed over torch 2.14.1, not known to fit") for n in plan.notes)
     assert (
         render(plan, "pip")
-        == "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/rocm7.14"
+        == "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/rocm7.2"
     )
+
+
+def test_install_for_a_gpu_no_known_list_has_is_unverified() -> None:
+    facts = amd_box()
+    facts.amd.gpus[0].gfx = "gfx1103"  # Radeon 780M: in no gfx list the tables know
+    plan = resolve(facts, TABLES, Wish(), "linux-x86_64")
+    assert (plan.ok, plan.torch, plan.variant) == (True, "2.14.1", "rocm7.14")
+    assert plan.unverified == [
+        "kernels for gfx1103 in torch 2.14.1+rocm7.14: the tables do not hold this build's gfx list"
+    ]
+
+
+def test_install_skips_a_rocm_build_whose_list_lacks_the_gpu() -> None:
+    facts = amd_box()
+    facts.amd.gpus[0].gfx = "gfx1201"  # RX 9070: in 2.7's lists, not in 2.5's
+    plan = resolve(facts, TABLES, Wish(torch="2.5"), "linux-x86_64")
+    # rocm6.2 is known without gfx1201; rocm6.1's list is not known: planned, said unverified
+    assert (plan.ok, plan.variant) == (True, "rocm6.1")
+    assert plan.unverified and "gfx1201 in torch 2.5.1+rocm6.1" in plan.unverified[0]
+    plan = resolve(facts, TABLES, Wish(torch="2.5", variant="rocm6.2"), "linux-x86_64")
+    assert plan.ok is False
+    assert "rocm6.2: no kernels for gfx1201" in plan.conflicts[0]
+    plan = resolve(facts, TABLES, Wish(torch="2.7"), "linux-x86_64")
+    assert (plan.ok, plan.variant, plan.unverified) == (True, "rocm6.3", [])
+
+
+def test_install_with_a_gpu_no_rocm_build_carries() -> None:
+    facts = amd_box()
+    facts.amd.gpus[0].gfx = "gfx803"  # Polaris: dropped from every list the tables know
+    plan = resolve(facts, TABLES, Wish(torch="2.4"), "linux-x86_64")
+    assert plan.ok is False
+    assert plan.conflicts == [
+        "torch 2.4.1: rocm6.1: no kernels for gfx803 (carries gfx900 gfx906 gfx908 gfx90a "
+        "gfx1030 gfx1100 gfx942); rocm6.0: no kernels for gfx803 (carries gfx900 gfx906 gfx908 "
+        "gfx90a gfx1030 gfx1100 gfx942)"
+    ]
+
+
+def rocm_torch(facts: Facts, version: str) -> Facts:
+    facts.torch.version = version
+    facts.torch.hip = "6.2.41133"
+    facts.torch.cuda = None
+    return facts
+
+
+def test_installed_rocm_build_without_the_gpu_is_arc001() -> None:
+    facts = rocm_torch(amd_box(), "2.5.1+rocm6.2")
+    facts.amd.gpus[0].gfx = "gfx1201"
+    report = report_of(facts)
+    (arc,) = [f for f in report.findings if f.code == "ARC001"]
+    assert arc.severity.value == "error" and "gfx1201" in arc.title
+    assert "compat table for torch 2.5 rocm6.2: gfx900" in arc.evidence[0]
+    assert report.ready is False
+    assert "rocm" in (arc.command or "") and "2.5.1+rocm6.2" not in (arc.command or "")
+
+
+def test_installed_rocm_build_with_the_gpu_has_no_arc_finding() -> None:
+    facts = rocm_torch(amd_box(), "2.5.1+rocm6.2")  # gfx942 is in 2.5.1+rocm6.2's list
+    assert [f.code for f in report_of(facts).findings if f.code.startswith("ARC")] == []
+
+
+def test_installed_rocm_build_of_unknown_list_is_arc004() -> None:
+    facts = rocm_torch(amd_box(), "2.6.0+rocm6.2.4")
+    (arc,) = [f for f in report_of(facts).findings if f.code.startswith("ARC")]
+    assert (arc.code, arc.severity.value) == ("ARC004", "warning")
+    assert "the tables do not list the gfx targets of 2.6 rocm6.2.4" in arc.evidence
+
+
+def test_deep_probe_gfx_list_wins_over_the_tables() -> None:
+    facts = rocm_torch(amd_box(), "2.6.0+rocm6.2.4")  # not in the tables
+    facts.torch_runtime.status = "ok"
+    facts.torch_runtime.arch_list = ["gfx900", "gfx906", "gfx1100"]
+    (arc,) = [f for f in report_of(facts).findings if f.code.startswith("ARC")]
+    assert arc.code == "ARC001" and "gfx942" in arc.title
+    assert arc.evidence[0] == "torch.cuda.get_arch_list(): gfx900 gfx906 gfx1100"
+    facts.torch_runtime.arch_list = ["gfx90a", "gfx942:sramecc+:xnack-"]
+    assert [f.code for f in report_of(facts).findings if f.code.startswith("ARC")] == []
 
 
 def test_rocm_only_on_linux_x86_64() -> None:
@@ -76,9 +156,63 @@ def test_rocm_only_on_linux_x86_64() -> None:
 def test_cpu_torch_on_an_amd_box_is_an_error_with_the_rocm_fix() -> None:
     (finding,) = [f for f in report_of(amd_box()).findings if f.code == "TRC001"]
     assert "AMD GPU (gfx942)" in finding.title
-    # 2.13.0 is installed as +cpu: the ROCm build of the same version must be pinned with its
-    # label, or pip keeps the CPU build
+    # 2.13.0 is installed as +cpu, but no gfx list of 2.13 is known: the nearest release whose
+    # ROCm build is known to carry gfx942 is 2.11 (rocm7.2), and the fix says 2.13 was passed over
     assert (
         finding.command
-        == "pip install torch==2.13.0+rocm7.2 --index-url https://download.pytorch.org/whl/rocm7.2"
+        == "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/rocm7.2"
     )
+    assert "No build of torch 2.13.0 is known to fit (kernels for gfx942 in torch" in finding.fix
+
+
+# ---------------------------------------------------------------- NVIDIA Jetson
+
+
+def jetson_box() -> Facts:
+    facts = Facts.from_json((PROFILES / "docker-small-shm.json").read_text())
+    facts.system.machine = "aarch64"
+    facts.system.jetson = "NVIDIA Jetson AGX Orin Developer Kit"
+    return facts
+
+
+def test_jetson_is_detected_from_the_device_tree_or_l4t_release(tmp_path: Path) -> None:
+    from envcheck.probes.system import detect_jetson
+
+    assert detect_jetson(tmp_path) is None
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/nv_tegra_release").write_text(
+        "# R36 (release), REVISION: 4.0, GCID: 37537400, BOARD: generic, EABI: aarch64\n"
+    )
+    assert detect_jetson(tmp_path) == "L4T R36 (release), REVISION: 4.0"
+    (tmp_path / "proc/device-tree").mkdir(parents=True)
+    (tmp_path / "proc/device-tree/model").write_text("NVIDIA Jetson Orin Nano Developer Kit\x00")
+    assert detect_jetson(tmp_path) == "NVIDIA Jetson Orin Nano Developer Kit"
+
+
+def test_jetson_gets_no_install_command_it_cannot_verify() -> None:
+    facts = jetson_box()
+    plan = resolve(facts, TABLES, Wish(), "linux-aarch64")
+    assert plan.ok is False and plan.packages == []
+    assert "PyTorch's aarch64 CUDA wheels are SBSA builds" in plan.conflicts[0]
+    assert any("forums.developer.nvidia.com/t/pytorch-for-jetson" in w for w in plan.ways_out)
+    cpu = resolve(facts, TABLES, Wish(variant="cpu"), "linux-aarch64")
+    assert cpu.ok is True and cpu.variant == "cpu"  # asked for explicitly: no GPU claim
+
+
+def test_jetson_report_says_so_and_a_plain_arm_box_does_not() -> None:
+    report = report_of(jetson_box())
+    (jetson,) = [f for f in report.findings if f.code == "TRC005"]
+    assert "NVIDIA Jetson AGX Orin Developer Kit" in jetson.title
+    assert "forums.developer.nvidia.com" in jetson.fix and jetson.command is None
+    plain = jetson_box()
+    plain.system.jetson = None
+    assert not [f for f in report_of(plain).findings if f.code == "TRC005"]
+
+
+def test_jetson_can_be_simulated_by_override() -> None:
+    from envcheck.probes.overrides import apply_overrides, parse_overrides
+
+    facts = Facts()
+    env = {"ENVCHECK_FACT_SYSTEM_JETSON": "NVIDIA Jetson AGX Thor"}
+    apply_overrides(facts, parse_overrides(env))
+    assert facts.system.jetson == "NVIDIA Jetson AGX Thor"

@@ -106,5 +106,6 @@ def test_a_cuda_torch_on_an_amd_machine_is_an_error_with_the_rocm_build() -> Non
     report = report_of(facts)
     wrong = finding(report, "TRC004")
     assert wrong.severity is Severity.ERROR and "CUDA (NVIDIA) build" in wrong.title
-    assert wrong.command is not None and "+rocm" in wrong.command
+    # 2.13's gfx lists are not known; 2.11's rocm7.2 is known to carry gfx942 and comes first
+    assert wrong.command is not None and wrong.command.endswith("/whl/rocm7.2")
     assert not [f for f in report.findings if f.code == "TRC002"]  # not "no GPU here"

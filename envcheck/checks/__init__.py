@@ -14,12 +14,13 @@ from ..facts import Facts
 from ..findings import Finding, sort_key
 from ..rules import RULES
 from ..tables import Tables
-from . import arch, build, driver, health, packages, python, runtime, system, tables_age
+from . import arch, build, driver, health, jetson, packages, python, runtime, system, tables_age
 
 Check = Callable[[Facts, Tables], List[Finding]]
 
 CHECKS: Sequence[Check] = (
     build.check,
+    jetson.check,
     driver.check,
     arch.check,
     python.check,

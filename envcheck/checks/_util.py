@@ -53,8 +53,12 @@ def what_fits(facts: Facts, tables: Tables) -> str:
         return f"{picked} {'may fit' if unknown else 'fits'}: {plan.reasons[0]}.{unknown}"
     text = f"No build of torch {version.base_version} fits this machine"
     why = dict(plan.passed_over).get(version.base_version)
+    passed = f"passed over torch {version.base_version}, not known to fit: "
+    unknown_here = next((n[len(passed) :] for n in plan.notes if n.startswith(passed)), None)
     if why:
         text += f" ({why})"
+    elif unknown_here:  # it may fit: the tables cannot tell, and a known fit comes first
+        text = f"No build of torch {version.base_version} is known to fit ({unknown_here})"
     text += f"; {picked} is the nearest release that does: {plan.reasons[0]}.{unknown}"
     release = tables.release(version)
     platform = platform_of(facts)

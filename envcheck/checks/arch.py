@@ -11,13 +11,13 @@ from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
-from ._util import torch_variant, what_fits
+from ._util import has_amd_gpu, torch_variant, torch_version, what_fits
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
     caps = gpu_capabilities(facts)
     if not caps:
-        return []
+        return _installed_rocm_build(facts, tables)
     findings = _installed_build(facts, tables, caps)
     findings += _newest_release(facts, tables, caps)
     return findings
@@ -67,6 +67,55 @@ def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
             )
         )
     return findings
+
+
+def _installed_rocm_build(facts: Facts, tables: Tables) -> List[Finding]:
+    """The AMD analogue of ARC001: a ROCm wheel carries kernels for the gfx targets in its
+    PYTORCH_ROCM_ARCH only, and HIP finds no code object for any other GPU."""
+    variant = torch_variant(facts)
+    if variant is None or not variant.is_rocm or not has_amd_gpu(facts):
+        return []
+    gfx = sorted({g.gfx for g in facts.amd.gpus if g.gfx})
+    targets, source = rocm_gfx_list(facts, tables)
+    if targets is None or not gfx:
+        why = source if targets is None else "the AMD GPUs' gfx targets were not read"
+        return [
+            RULES["ARC004"](
+                f"Cannot tell whether torch {facts.torch.version} carries kernels for "
+                f"{', '.join(gfx) or 'the AMD GPUs here'}",
+                [why],
+                "Run `envcheck probe` (the deep probe asks torch.cuda.get_arch_list(), which "
+                'lists gfx targets on ROCm), or `python -c "import torch; '
+                'print(torch.cuda.get_arch_list())"`.',
+            )
+        ]
+    missing = [g for g in gfx if g not in targets]
+    if not missing:
+        return []
+    return [
+        RULES["ARC001"](
+            f"torch {facts.torch.version} has no kernels for the AMD GPU's {', '.join(missing)}: "
+            '"HIP error: invalid device function"',
+            [f"{source}: {' '.join(targets)}", *(f"AMD GPU: {g}" for g in missing)],
+            "Install a ROCm build whose gfx list has this GPU. " + what_fits(facts, tables),
+        )
+    ]
+
+
+def rocm_gfx_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], str]:
+    """The gfx targets the installed ROCm torch carries, and where that came from: the deep
+    probe's get_arch_list() (gfx names on ROCm) when it ran, else the tables."""
+    rt = facts.torch_runtime
+    if rt.status == "ok" and rt.arch_list and all(a.startswith("gfx") for a in rt.arch_list):
+        return [a.split(":")[0] for a in rt.arch_list], "torch.cuda.get_arch_list()"
+    variant, version = torch_variant(facts), torch_version(facts)
+    release = tables.release(version) if version is not None else None
+    if variant is None or release is None:
+        return None, f"torch {facts.torch.version} is not in the tables"
+    targets = release.gfx_list(str(variant))
+    if targets is None:
+        return None, f"the tables do not list the gfx targets of {release.minor} {variant}"
+    return list(targets), f"compat table for torch {release.minor} {variant}"
 
 
 def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:

@@ -263,6 +263,17 @@ def resolve(
         usable = _nearest_first(usable, near)
 
     gpu = has_nvidia_gpu(facts) and not target.is_macos
+    if facts.system.jetson and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
+        # Jetson's iGPU runs JetPack's CUDA; PyTorch's aarch64 wheels are SBSA builds.
+        from ..checks.jetson import JETPACK_WHEELS
+
+        plan.conflicts.append(
+            f"NVIDIA Jetson ({facts.system.jetson}): PyTorch's aarch64 CUDA wheels are SBSA "
+            "builds, not verified on Jetson; envcheck knows no install command for this board"
+        )
+        plan.ways_out.append(f"NVIDIA's torch wheels for your JetPack release: {JETPACK_WHEELS}")
+        plan.ways_out.append("use the CPU build (--variant cpu)")
+        return plan
     predates = _driver_predates(facts, tables) if gpu else ""
     if predates and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
         # No release can help: say it once, with the driver that sees the GPU first.
@@ -501,6 +512,11 @@ def _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
             if isinstance(kernels, str):
                 return None, f"{wanted}: {kernels}"
             return wanted, [f"{wanted} as asked", *kernels]
+        if wanted.is_rocm:
+            rocm = _rocm_kernels(facts, release, version, wanted)
+            if isinstance(rocm, str):
+                return None, f"{wanted}: {rocm}"
+            return wanted, [f"{wanted} as asked", *rocm]
         return wanted, [f"{wanted} as asked"]
     if platform.is_macos:
         mps = "with MPS on Apple silicon" if platform.arch == "arm64" else "CPU only"
@@ -677,18 +693,75 @@ def driver_upgrade(
 
 
 def _rocm_variant(facts, release, version, platform):
-    """The newest ROCm build for an AMD GPU (Linux x86_64 only)."""
-    gfx = ", ".join(sorted({g.gfx for g in facts.amd.gpus if g.gfx})) or "an AMD GPU"
+    """The newest ROCm build of ``release`` whose gfx list has every AMD GPU here (Linux
+    x86_64 only); else the newest whose list the tables lack, with that said; else why not.
+    The installed build itself is judged by what it carries (get_arch_list()) when known."""
+    gfx = _amd_targets(facts)
+    shown = ", ".join(gfx) or "an AMD GPU"
     if str(platform) != "linux-x86_64":
-        return None, f"ROCm builds exist for linux-x86_64 only ({gfx} on {platform})"
+        return None, f"ROCm builds exist for linux-x86_64 only ({shown} on {platform})"
     if not release.rocm_variants:
         known = "not known" if release.rocm_variants is None else "none"
         return None, f"ROCm builds of {release.minor}: {known}"
-    variant = max(Variant.parse(v) for v in release.rocm_variants)
-    return variant, [
-        f"AMD GPU ({gfx}) -> {variant}, the newest ROCm build of torch {version}",
-        "the tables do not list which gfx targets ROCm builds carry: check that yours is supported",
-    ]
+    reasons: List[str] = []
+    may_fit: Optional[Variant] = None
+    for variant in sorted((Variant.parse(v) for v in release.rocm_variants), reverse=True):
+        kernels = _rocm_kernels(facts, release, version, variant)
+        if isinstance(kernels, str):
+            reasons.append(f"{variant}: {kernels}")
+        elif kernels:
+            may_fit = may_fit or variant
+        else:
+            return variant, [
+                f"AMD GPU ({shown}) -> {variant}, whose gfx list has it: torch {version}+{variant}"
+            ] + [f"skipped {r}" for r in reasons]
+    if may_fit is None:
+        return None, "; ".join(reasons)
+    unknown = _rocm_kernels(facts, release, version, may_fit)
+    assert isinstance(unknown, list)
+    return may_fit, [
+        f"AMD GPU ({shown}) -> {may_fit}, the newest ROCm build of torch {version} "
+        "not known to lack it",
+        *unknown,
+    ] + [f"skipped {r}" for r in reasons]
+
+
+def _amd_targets(facts: Facts) -> List[str]:
+    return sorted({g.gfx for g in facts.amd.gpus if g.gfx})
+
+
+def _rocm_kernels(
+    facts: Facts, release: Release, version: Optional[Version], variant: Variant
+) -> Union[str, List[str]]:
+    """Whether ROCm ``variant`` of ``release`` has kernels for every AMD GPU here: a reason
+    it has not (str), or the facts that are not known ([] when all are)."""
+    if not variant.is_rocm or not has_amd_gpu(facts):
+        return []
+    gfx = _amd_targets(facts)
+    targets: Optional[Sequence[str]] = release.gfx_list(str(variant))
+    installed = torch_version(facts)
+    rt = facts.torch_runtime
+    if (
+        installed is not None
+        and version is not None
+        and Version(installed.base_version) == version
+        and torch_variant(facts) == variant
+        and rt.status == "ok"
+        and rt.arch_list
+        and all(a.startswith("gfx") for a in rt.arch_list)
+    ):
+        targets = [a.split(":")[0] for a in rt.arch_list]
+    if not gfx:
+        return [Unknown("the gfx target of the AMD GPU here: not read")]
+    if targets is None:
+        return [
+            Unknown(
+                f"kernels for {', '.join(gfx)} in torch {version or release.minor}+{variant}: "
+                "the tables do not hold this build's gfx list"
+            )
+        ]
+    missing = [g for g in gfx if g not in targets]
+    return f"no kernels for {', '.join(missing)} (carries {' '.join(targets)})" if missing else []
 
 
 def _companions(

@@ -201,6 +201,7 @@ _RELEASE_FIELDS = [
     "arch_lists",
     "arch_lists_aarch64",
     "bundled",
+    "gfx_lists",
 ]
 
 
@@ -227,6 +228,29 @@ def _arch_lists(r: _Reader, raw: Any, where: str) -> Dict[str, Tuple[str, ...]]:
             if not isinstance(a, str) or not _ARCH.match(a):
                 raise r.fail(f"{where}.{variant}", f"{a!r} is not sm_XY or compute_XY")
         out[variant] = tuple(arches)
+    return out
+
+
+_GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
+
+
+def _gfx_lists(
+    r: _Reader, raw: Any, where: str, rocm: Optional[Tuple[str, ...]]
+) -> Dict[str, Tuple[str, ...]]:
+    """ROCm variant -> the gfx targets its wheels carry (PYTORCH_ROCM_ARCH, as
+    ``torch.cuda.get_arch_list()`` prints them). A variant left out is not known."""
+    if not isinstance(raw, dict):
+        raise r.fail(where, "expected an object of ROCm variant -> gfx targets")
+    out = {}
+    for variant, targets in raw.items():
+        if variant not in (rocm or ()):
+            raise r.fail(f"{where}.{variant}", "is not one of this release's ROCm variants")
+        if not isinstance(targets, list) or not targets:
+            raise r.fail(f"{where}.{variant}", "expected a non-empty list of gfx targets")
+        for t in targets:
+            if not isinstance(t, str) or not _GFX.match(t):
+                raise r.fail(f"{where}.{variant}", f"{t!r} is not a gfx target such as gfx942")
+        out[variant] = tuple(targets)
     return out
 
 
@@ -284,6 +308,7 @@ def _release(r: _Reader, raw: Any, where: str) -> Release:
     if xpu is not None and not isinstance(xpu, bool):
         raise r.fail(f"{where}.variants.xpu", f"expected true, false or null, got {xpu!r}")
     cpu = var.get("cpu", True)
+    rocm = _variants(r, var.get("rocm"), f"{where}.variants.rocm")
     if not isinstance(cpu, bool):
         raise r.fail(f"{where}.variants.cpu", f"expected true or false, got {cpu!r}")
     return Release(
@@ -297,7 +322,7 @@ def _release(r: _Reader, raw: Any, where: str) -> Release:
         cuda_aarch64_variants=_variants(
             r, var.get("cuda_aarch64"), f"{where}.variants.cuda_aarch64"
         ),
-        rocm_variants=_variants(r, var.get("rocm"), f"{where}.variants.rocm"),
+        rocm_variants=rocm,
         xpu=xpu,
         cpu=cpu,
         default_variant=dict(default),
@@ -312,6 +337,7 @@ def _release(r: _Reader, raw: Any, where: str) -> Release:
         ),
         bundled={v: dict(libs) for v, libs in bundled.items()},
         provenance=r.provenance(raw, where, _RELEASE_FIELDS),
+        gfx_lists=_gfx_lists(r, raw.get("gfx_lists", {}), f"{where}.gfx_lists", rocm),
     )
 
 

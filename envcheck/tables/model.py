@@ -88,6 +88,8 @@ class Release:
     arch_lists_aarch64: Mapping[str, Tuple[str, ...]]
     bundled: Mapping[str, Mapping[str, str]]
     provenance: Provenance
+    # ROCm variant -> gfx targets of its wheels (get_arch_list() on ROCm); absent: not known
+    gfx_lists: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def newest(self) -> Version:
@@ -106,6 +108,10 @@ class Release:
     def arch_list(self, variant: str, machine: str = "x86_64") -> Optional[Tuple[str, ...]]:
         lists = self.arch_lists_aarch64 if machine in ("aarch64", "arm64") else self.arch_lists
         return lists.get(variant)
+
+    def gfx_list(self, variant: str) -> Optional[Tuple[str, ...]]:
+        """The gfx targets the ``variant`` (rocm6.2) wheels carry; None when not known."""
+        return self.gfx_lists.get(variant)
 
 
 @dataclass(frozen=True)
