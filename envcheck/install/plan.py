@@ -282,8 +282,11 @@ def resolve(
     for release, version, variant, why in known[:1] or picks[:1]:
         plan.ok = True
         plan.torch, plan.variant = str(version), str(variant)
-        plan.default_index = default_index(version, variant, target, tables)
         plan.index_base = release.pip_index.get(str(version))
+        # A version served from its own index (1.8.2 LTS) is not on the default one.
+        plan.default_index = plan.index_base is None and default_index(
+            version, variant, target, tables
+        )
         plan.reasons = [w for w in why if not isinstance(w, Unknown)]
         plan.unverified = [str(w) for w in why if isinstance(w, Unknown)]
         plan.unverified += platform_unknowns(release, target, pyv, variant)
