@@ -318,7 +318,9 @@ def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], 
     release = tables.release(version)
     if release is None:
         return None, f"torch {version} is not in the tables"
-    arches = release.arch_list(str(variant), facts.system.machine.lower())
+    windows = facts.system.os == "Windows"  # Windows builds have their own lists
+    arches = release.arch_list(str(variant), facts.system.machine.lower(), windows)
     if arches is None:
-        return None, f"the tables do not list the architectures of {release.minor} {variant}"
+        where = " on Windows" if windows else ""
+        return None, f"the tables do not list the architectures of {release.minor} {variant}{where}"
     return list(arches), f"compat table for torch {release.minor} {variant}"

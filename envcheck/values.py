@@ -179,8 +179,8 @@ class Platform:
             return cls("linux", arch)
         if os_name == "Darwin":
             return cls("macos", "arm64" if arch == "aarch64" else "x86_64")
-        if os_name == "Windows" and arch == "x86_64":
-            return cls("windows", arch)
+        if os_name == "Windows":  # ARM64: CPU wheels on PyTorch's index from 2.8
+            return cls("windows", "arm64" if arch == "aarch64" else arch)
         return None
 
     @property

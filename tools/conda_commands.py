@@ -97,7 +97,8 @@ def conda_lines(section: str) -> List[Tuple[str, str, str]]:
 def platforms_of(block: str, label: str, release_platforms: List[str]) -> List[str]:
     """The envcheck platforms a line is for. 'Linux and Windows' is read as x86_64 (the
     pytorch channel's CUDA builds are linux-64 and win-64; the page does not cover
-    linux-aarch64); 'OSX' as the macOS platforms with wheels of that release."""
+    linux-aarch64); 'OSX' as the macOS platforms with wheels of that torch version (1.9.1
+    has no macOS arm64 wheel: its 'OSX' line is not read as one)."""
     if block == "OSX":
         return [p for p in ("macos-x86_64", "macos-arm64") if p in release_platforms]
     if "(Linux)" in label:
@@ -140,7 +141,15 @@ def parse(command: str) -> Dict[str, Any]:
 def main(argv: List[str]) -> None:
     page, key = Path(argv[0]), argv[1]
     releases = json.loads((ROOT / "compat_tables" / "torch_releases.json").read_text())
-    platforms_by_minor = {r["minor"]: r["platforms"] for r in releases["releases"]}
+    platforms_by_version = {
+        v: [
+            p
+            for p in r["platforms"]
+            if v in (r.get("versions_by_platform") or {}).get(p, r["versions"])
+        ]
+        for r in releases["releases"]
+        for v in r["versions"]
+    }
     pip_pairs = {
         v: (r["torchvision"].get(v), r["torchaudio"].get(v))
         for r in releases["releases"]
@@ -154,7 +163,6 @@ def main(argv: List[str]) -> None:
         sources = {key}
         notes: Dict[str, str] = {}
         pins: Dict[str, Optional[str]] = {}
-        minor = ".".join(torch.split(".")[:2])
         for block, label, command in conda_lines(section):
             source = key
             fixed = CORRECTIONS.get((torch, label))
@@ -163,7 +171,7 @@ def main(argv: List[str]) -> None:
                 commands.append(
                     {
                         "torch": torch,
-                        "platforms": platforms_of(block, label, platforms_by_minor[minor]),
+                        "platforms": platforms_of(block, label, platforms_by_version[torch]),
                         "command": fixed[0],
                         "source": "PV_OFFICIAL",
                         "also": {"source": key, "command": command, "why": fixed[1]},
@@ -175,7 +183,7 @@ def main(argv: List[str]) -> None:
                 commands.append(
                     {
                         "torch": torch,
-                        "platforms": platforms_of(block, label, platforms_by_minor[minor]),
+                        "platforms": platforms_of(block, label, platforms_by_version[torch]),
                         "command": command,
                         "source": key,
                     }
@@ -186,7 +194,7 @@ def main(argv: List[str]) -> None:
                     raise ValueError(f"{torch}: {name} pinned {pins[name]} and {version}")
             builds.append(
                 {
-                    "platforms": platforms_of(block, label, platforms_by_minor[minor]),
+                    "platforms": platforms_of(block, label, platforms_by_version[torch]),
                     "variant": got["variant"],
                     "package": got["package"],
                     "channels": got["channels"],

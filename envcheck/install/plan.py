@@ -131,6 +131,9 @@ class InstallPlan:
     ways_out: List[str] = field(default_factory=list)
     changes: List[str] = field(default_factory=list)  # what changes against the installed torch
     replaces_build: bool = False  # same version, another build: the pins carry local labels
+    # PyTorch's index for this version when it is not the usual one (the 1.8 LTS builds:
+    # https://download.pytorch.org/whl/lts/1.8/); the variant is appended.
+    index_base: Optional[str] = None
     # Facts the plan depends on that the tables do not hold ("kernels for sm_120 in
     # 2.5.1+cu124: the arch list of that build is not known"): said, never assumed.
     unverified: List[str] = field(default_factory=list)
@@ -143,7 +146,9 @@ class InstallPlan:
 
     @property
     def index_url(self) -> Optional[str]:
-        return None if self.default_index or not self.variant else INDEX_URL + self.variant
+        if self.default_index or not self.variant:
+            return None
+        return (self.index_base or INDEX_URL) + self.variant
 
     def to_dict(self) -> Dict[str, Any]:
         out = asdict(self)
@@ -253,10 +258,12 @@ def resolve(
     usable = [
         r
         for r in matching
-        if str(target) in r.platforms and (pyv is None or r.supports_python(pyv))
+        if str(target) in r.platforms
+        and _versions(r, spec, target)
+        and (pyv is None or r.supports_python(pyv, str(target)))
     ]
     if not usable:
-        _python_conflict(plan, matching, target, python, wanted, tables)
+        _python_conflict(plan, matching, target, python, wanted, tables, spec)
         return plan
     near = _parse(wish.near)
     if near is not None:
@@ -291,7 +298,7 @@ def resolve(
     picks = []
     skipped_patches: List[str] = []
     for release in usable:
-        version = _version_in(release, spec, near)
+        version = _version_in(release, spec, near, target)
         channel = _conda_channel(tables, wish, release)
         if channel is not None:
             found, why_not, skipped = _conda_version(channel, release, spec, near, pyv)
@@ -313,9 +320,14 @@ def resolve(
     for release, version, variant, why in known[:1] or picks[:1]:
         plan.ok = True
         plan.torch, plan.variant = str(version), str(variant)
-        plan.default_index = default_index(version, variant, target, tables)
+        plan.index_base = release.pip_index.get(str(version))
+        # A version served from its own index (1.8.2 LTS) is not on the default one.
+        plan.default_index = plan.index_base is None and default_index(
+            version, variant, target, tables
+        )
         plan.reasons = [w for w in why if not isinstance(w, Unknown)]
         plan.unverified = [str(w) for w in why if isinstance(w, Unknown)]
+        plan.unverified += platform_unknowns(release, target, pyv, variant)
         for _, other, _, reasons in picks:
             if other != version:
                 unknown = next(str(w) for w in reasons if isinstance(w, Unknown))
@@ -382,16 +394,26 @@ def _platform(wish: Wish, facts: Facts, given: Union[Platform, str, None]) -> Op
     return platform_of(facts)
 
 
-def _versions(release: Release, spec: Optional[SpecifierSet]) -> List[Version]:
+def _versions(
+    release: Release, spec: Optional[SpecifierSet], platform: Optional[Platform] = None
+) -> List[Version]:
+    """The release's patch versions that satisfy the wish, those with wheels for
+    ``platform`` where given."""
+    have = release.versions if platform is None else release.versions_on(str(platform))
     if spec is None:
-        return sorted(release.versions)
-    return sorted(v for v in release.versions if spec.contains(v, prereleases=True))
+        return sorted(have)
+    return sorted(v for v in have if spec.contains(v, prereleases=True))
 
 
-def _version_in(release: Release, spec: Optional[SpecifierSet], near: Optional[Version]) -> Version:
+def _version_in(
+    release: Release,
+    spec: Optional[SpecifierSet],
+    near: Optional[Version],
+    platform: Optional[Platform] = None,
+) -> Version:
     """The installed patch release when it is this release's (``2.6.0a0`` is 2.6.0), else
-    the newest that satisfies the wish."""
-    versions = _versions(release, spec)
+    the newest that satisfies the wish (and has wheels for ``platform``)."""
+    versions = _versions(release, spec, platform)
     if near is not None:
         base = Version(near.base_version)
         if base in versions:
@@ -414,30 +436,57 @@ def _nearest_first(releases: List[Release], near: Version) -> List[Release]:
     return [r for _, r in sorted(enumerate(order), key=distance)]
 
 
-def _python_conflict(plan, matching, platform, python, wanted, tables) -> None:
+def _python_conflict(plan, matching, platform, python, wanted, tables, spec=None) -> None:
+    """Why no release that matches the wish has a wheel here: none for this platform (or
+    none of the wished patch versions), or none for this Python, with the releases that
+    have one. Ranges are the platform's own where the tables hold them."""
     key = str(platform)
-    on_platform = [r for r in matching if key in r.platforms]
+    on_platform = [r for r in matching if key in r.platforms and _versions(r, spec, platform)]
     if not on_platform:
         plan.conflicts.append(f"{wanted} has no wheels for {platform}")
-        last = next((r for r in reversed(tables.releases) if key in r.platforms), None)
+        last = next(
+            (r for r in reversed(tables.releases) if key in r.platforms and r.versions_on(key)),
+            None,
+        )
         if last:
-            plan.ways_out.append(f"torch {last.newest} is the newest with {platform} wheels")
+            newest = max(last.versions_on(key))
+            plan.ways_out.append(f"torch {newest} is the newest with {platform} wheels")
         return
-    ranges = sorted({f"{r.python_min}-{r.python_max}" for r in on_platform})
+
+    def span(r: Release) -> str:
+        low, high = r.python_range(key)
+        return f"{low}-{high}"
+
+    ranges = sorted({span(r) for r in on_platform})
     plan.conflicts.append(
-        f"{wanted} has no wheels for Python {python} (it supports {', '.join(ranges)})"
+        f"{wanted} has no wheels for Python {python} on {platform} "
+        f"(it supports {', '.join(ranges)})"
     )
     newest = on_platform[0]
     plan.ways_out.append(
-        f"use Python {newest.python_min}-{newest.python_max} for torch {newest.newest}"
+        f"use Python {span(newest)} for torch {max(newest.versions_on(key))} on {platform}"
     )
     pyv = Version(python)
     other = next(
-        (r for r in reversed(tables.releases) if key in r.platforms and r.supports_python(pyv)),
+        (
+            r
+            for r in reversed(tables.releases)
+            if key in r.platforms and r.versions_on(key) and r.supports_python(pyv, key)
+        ),
         None,
     )
     if other:
-        plan.ways_out.append(f"or torch {other.newest}, the newest for Python {python}")
+        plan.ways_out.append(
+            f"or torch {max(other.versions_on(key))}, the newest for Python {python} on {platform}"
+        )
+    unverified = [r.minor for r in on_platform if not r.python_verified(key)]
+    if unverified:
+        plan.unverified.append(
+            Unknown(
+                f"the Python range of torch {', '.join(unverified)} wheels for {platform} "
+                "is not known to the tables: the release's range was used"
+            )
+        )
 
 
 class Unknown(str):
@@ -448,17 +497,58 @@ def _unknown(why: Any) -> bool:
     return isinstance(why, list) and any(isinstance(w, Unknown) for w in why)
 
 
+def _cuda_names(release: Release, platform: Platform) -> Optional[Tuple[str, ...]]:
+    """The CUDA builds of a release on a platform (None: not known). Windows has its own
+    list where the tables hold it, else the Linux one stands in (said: platform_unknowns)."""
+    if platform.is_macos or str(platform) == "windows-arm64":
+        return ()
+    if platform.arch == "aarch64":
+        return release.cuda_aarch64_variants
+    if platform.is_windows and release.windows_cuda is not None:
+        return release.windows_cuda
+    return release.cuda_variants
+
+
+def _xpu(release: Release, platform: Platform) -> Optional[bool]:
+    if str(platform) == "windows-x86_64":
+        return release.windows_xpu if release.windows_xpu is not None else release.xpu
+    return release.xpu if str(platform) == "linux-x86_64" else False
+
+
 def variants_of(release: Release, platform: Platform) -> List[Variant]:
-    """The variants PyTorch published for a release on a platform."""
+    """The variants PyTorch published for a release on a platform. ROCm builds are for
+    Linux x86_64 only; Windows on ARM64 and macOS have CPU builds only."""
     if platform.is_macos:
         return [Variant("cpu")]
-    cuda = release.cuda_aarch64_variants if platform.arch == "aarch64" else release.cuda_variants
-    names = ["cpu", *list(cuda or [])]
+    names = ["cpu", *list(_cuda_names(release, platform) or [])]
     if str(platform) == "linux-x86_64":
         names += list(release.rocm_variants or [])
-    if release.xpu and str(platform) in ("linux-x86_64", "windows-x86_64"):
+    if _xpu(release, platform):
         names.append("xpu")
     return [Variant.parse(n) for n in names]
+
+
+def platform_unknowns(
+    release: Release, platform: Platform, python: Optional[Version], variant: Variant
+) -> List[str]:
+    """What the plan assumes about this platform that the tables do not hold: the Python
+    range of its wheels, and (Windows) whether this CUDA or XPU build exists there."""
+    out: List[str] = []
+    key = str(platform)
+    if python is not None and not release.python_verified(key):
+        low, high = release.python_range(key)
+        out.append(
+            f"Python {python} wheels of torch {release.minor} for {key}: the tables hold no "
+            f"range for this platform (torch {release.minor} supports {low}-{high} elsewhere)"
+        )
+    if platform.is_windows and variant.is_cuda and release.windows_cuda is None:
+        out.append(
+            f"a {variant} build of torch {release.minor} for Windows: the tables do not list "
+            "the Windows CUDA builds of this release"
+        )
+    if key == "windows-x86_64" and str(variant) == "xpu" and release.windows_xpu is None:
+        out.append(f"an XPU build of torch {release.minor} for Windows: not known to the tables")
+    return out
 
 
 def _pick_variant(facts, tables, release, version, wish, platform, gpu):
@@ -596,10 +686,8 @@ def best_cuda_variant(
         and Version(installed.base_version) == version
         and prefer is not None
     )
-    if names is None:  # the wheels' variants; conda passes its channel's
-        names = (
-            release.cuda_aarch64_variants if platform.arch == "aarch64" else release.cuda_variants
-        )
+    if names is None:  # the wheels' variants (per platform); conda passes its channel's
+        names = _cuda_names(release, platform)
     variants = sorted((Variant.parse(n) for n in names or ()), reverse=True)
     if prefer is not None and prefer in variants:
         variants.remove(prefer)
@@ -618,7 +706,9 @@ def best_cuda_variant(
         if verdict.level == "too_old":
             reasons.append(f"{variant}: {verdict.basis}")
             continue
-        arches: Optional[Sequence[str]] = release.arch_list(str(variant), platform.machine)
+        arches: Optional[Sequence[str]] = release.arch_list(
+            str(variant), platform.machine, platform.is_windows
+        )
         if this_build and variant == prefer:
             arches = build_arch_list(facts, tables)[0] or arches
         if arches is not None:
@@ -650,7 +740,9 @@ def _kernels(
     caps = gpu_capabilities(facts)
     if not caps or not variant.is_cuda:
         return []
-    arches: Optional[Sequence[str]] = release.arch_list(str(variant), platform.machine)
+    arches: Optional[Sequence[str]] = release.arch_list(
+        str(variant), platform.machine, platform.is_windows
+    )
     installed = torch_version(facts)
     if (
         installed is not None
@@ -679,9 +771,9 @@ def driver_upgrade(
     """(variant, minimum driver) of the newest variant of ``release`` with kernels for every
     GPU: the driver upgrade that would make it work."""
     caps = gpu_capabilities(facts)
-    names = release.cuda_aarch64_variants if platform.arch == "aarch64" else release.cuda_variants
+    names = _cuda_names(release, platform)
     for variant in sorted((Variant.parse(n) for n in names or ()), reverse=True):
-        arches = release.arch_list(str(variant), platform.machine)
+        arches = release.arch_list(str(variant), platform.machine, platform.is_windows)
         if arches is None:
             continue
         if any(arch_coverage(tables, arches, cc).level == "none" for _, cc in caps):
@@ -923,7 +1015,8 @@ def _local_labels(plan: InstallPlan, facts: Facts, platform: Platform) -> None:
 
 
 def _ptx_notes(plan, facts, tables, release, variant) -> None:
-    arches = release.arch_list(str(variant), facts.system.machine.lower())
+    windows = bool(plan.platform) and Platform.parse(plan.platform).is_windows
+    arches = release.arch_list(str(variant), facts.system.machine.lower(), windows)
     if not arches:
         return
     for name, cc in sorted(set(gpu_capabilities(facts))):
@@ -951,9 +1044,10 @@ def _changes(plan, facts, tables, release, version, variant) -> None:
     if old_variant and platform and old_variant not in variants_of(release, platform):
         plan.changes.append(f"{old_variant} is no longer published; {variant} replaces it")
     machine = facts.system.machine.lower()
+    windows = platform is not None and platform.is_windows
     for name, cc in sorted(set(gpu_capabilities(facts))):
-        old_list = old.arch_list(str(old_variant or ""), machine)
-        new_list = release.arch_list(str(variant), machine)
+        old_list = old.arch_list(str(old_variant or ""), machine, windows)
+        new_list = release.arch_list(str(variant), machine, windows)
         if (
             old_list
             and new_list

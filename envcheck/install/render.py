@@ -4,7 +4,8 @@ pip commands follow PyTorch's own install pages for the same choice: since 2.1,
 pinned packages and ``--index-url https://download.pytorch.org/whl/<variant>``
 unless the default index already serves that variant (2.0: the same, with the
 default CUDA on PyPI); for 1.x, ``+variant`` local labels on torch and
-torchvision with ``--extra-index-url``. (Before 1.11 the pages used
+torchvision with ``--extra-index-url`` (1.8.2, the LTS: its own index
+``https://download.pytorch.org/whl/lts/1.8/<variant>``, without labels). (Before 1.11 the pages used
 ``-f .../torch_stable.html``; the ``--extra-index-url`` form works for them today.)
 """
 
@@ -32,7 +33,9 @@ def _macos(plan: InstallPlan) -> bool:
 def pins(plan: InstallPlan) -> List[str]:
     """``name==version``, with the local label where the plan needs one: the 1.x
     commands (torch and torchvision as ``+cu116``), and a build replaced in place."""
-    label = _legacy(plan) and not plan.default_index and not _macos(plan)
+    # The 1.8 LTS index holds only 1.8.2 and PyPI has no 1.8.2, so PyTorch's page pins
+    # it without a label (index_base set); a labelled pin is not known to resolve there.
+    label = _legacy(plan) and not plan.default_index and not _macos(plan) and not plan.index_base
     out = []
     for p in plan.packages:
         if p.local is None and label and p.name in ("torch", "torchvision"):

@@ -202,6 +202,11 @@ _RELEASE_FIELDS = [
     "arch_lists_aarch64",
     "bundled",
     "gfx_lists",
+    "python_by_platform",
+    "versions_by_platform",
+    "variants_windows",
+    "arch_lists_windows",
+    "pip_index",
 ]
 
 
@@ -311,6 +316,7 @@ def _release(r: _Reader, raw: Any, where: str) -> Release:
     rocm = _variants(r, var.get("rocm"), f"{where}.variants.rocm")
     if not isinstance(cpu, bool):
         raise r.fail(f"{where}.variants.cpu", f"expected true or false, got {cpu!r}")
+    per_platform = _per_platform(r, raw, where, platforms, version_texts)
     return Release(
         minor=minor,
         versions=versions,
@@ -338,7 +344,85 @@ def _release(r: _Reader, raw: Any, where: str) -> Release:
         bundled={v: dict(libs) for v, libs in bundled.items()},
         provenance=r.provenance(raw, where, _RELEASE_FIELDS),
         gfx_lists=_gfx_lists(r, raw.get("gfx_lists", {}), f"{where}.gfx_lists", rocm),
+        **per_platform,
     )
+
+
+def _per_platform(
+    r: _Reader, raw: Mapping[str, Any], where: str, platforms: List[str], versions: List[str]
+) -> Dict[str, Any]:
+    """The facts that differ by platform: each Python range, the patch versions a platform
+    lacks, the Windows variants and arch lists, and versions served from another index.
+    Every field is optional: a missing one is not known, and the resolver says so."""
+
+    def platform_key(plat: Any, field: str) -> str:
+        if not isinstance(plat, str) or plat not in platforms:
+            raise r.fail(f"{where}.{field}", f"{plat!r} has no wheels in this release")
+        return plat
+
+    ranges = {}
+    for plat, rng in (r.get(raw, "python_by_platform", where, dict, optional=True) or {}).items():
+        here = f"{where}.python_by_platform.{platform_key(plat, 'python_by_platform')}"
+        if not isinstance(rng, dict):
+            raise r.fail(here, f"expected {{'min': ..., 'max': ...}}, got {rng!r}")
+        low = r.version(rng.get("min"), f"{here}.min")
+        high = r.version(rng.get("max"), f"{here}.max")
+        if low > high:
+            raise r.fail(here, f"min {low} is above max {high}")
+        ranges[plat] = (low, high)
+    by_platform = {}
+    for plat, have in (
+        r.get(raw, "versions_by_platform", where, dict, optional=True) or {}
+    ).items():
+        here = f"{where}.versions_by_platform.{platform_key(plat, 'versions_by_platform')}"
+        if not isinstance(have, list) or not have:
+            raise r.fail(
+                here, f"expected a non-empty list of this release's versions, got {have!r}"
+            )
+        for v in have:
+            if v not in versions:
+                raise r.fail(here, f"{v!r} is not one of this release's versions")
+        by_platform[plat] = tuple(Version(v) for v in have)
+    windows = r.get(raw, "variants_windows", where, dict, optional=True)
+    windows_cuda: Optional[Tuple[str, ...]] = None
+    windows_xpu: Optional[bool] = None
+    if windows is not None:
+        if "windows-x86_64" not in platforms:
+            raise r.fail(
+                f"{where}.variants_windows", "windows-x86_64 has no wheels in this release"
+            )
+        windows_cuda = _variants(r, windows.get("cuda"), f"{where}.variants_windows.cuda")
+        for v in windows_cuda or ():
+            if not v.startswith("cu"):
+                raise r.fail(f"{where}.variants_windows.cuda", f"{v!r} is not a CUDA variant")
+        windows_xpu = windows.get("xpu")
+        if windows_xpu is not None and not isinstance(windows_xpu, bool):
+            raise r.fail(
+                f"{where}.variants_windows.xpu",
+                f"expected true, false or null, got {windows_xpu!r}",
+            )
+    arch_windows = _arch_lists(r, raw.get("arch_lists_windows", {}), f"{where}.arch_lists_windows")
+    for variant in arch_windows:
+        if windows_cuda is not None and variant not in windows_cuda:
+            raise r.fail(
+                f"{where}.arch_lists_windows.{variant}", "not a Windows CUDA build of this release"
+            )
+    index = r.get(raw, "pip_index", where, dict, optional=True) or {}
+    for version, url in index.items():
+        if version not in versions:
+            raise r.fail(f"{where}.pip_index", f"{version!r} is not one of this release's versions")
+        if not isinstance(url, str) or not re.match(r"^https://[^\s]+/$", url):
+            raise r.fail(
+                f"{where}.pip_index.{version}", f"expected an https URL ending in '/', got {url!r}"
+            )
+    return {
+        "python_by_platform": ranges,
+        "versions_by_platform": by_platform,
+        "windows_cuda": windows_cuda,
+        "windows_xpu": windows_xpu,
+        "arch_lists_windows": arch_windows,
+        "pip_index": dict(index),
+    }
 
 
 def _torch_releases(data: Dict[str, Any], file: str) -> Tuple[Tuple[Release, ...], Dict[str, str]]:

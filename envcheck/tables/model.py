@@ -19,7 +19,14 @@ from packaging.version import InvalidVersion, Version
 
 from ..values import ComputeCapability
 
-PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "macos-x86_64")
+PLATFORMS = (
+    "linux-x86_64",
+    "linux-aarch64",
+    "windows-x86_64",
+    "windows-arm64",
+    "macos-arm64",
+    "macos-x86_64",
+)
 
 
 def parse_version(text: Optional[str]) -> Optional[Version]:
@@ -90,22 +97,55 @@ class Release:
     provenance: Provenance
     # ROCm variant -> gfx targets of its wheels (get_arch_list() on ROCm); absent: not known
     gfx_lists: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    # Per platform, where the release's own facts do not hold for every platform. A
+    # platform missing from python_by_platform has not been checked: its range is the
+    # release's, not verified. windows_cuda None: the Windows CUDA builds are not known.
+    python_by_platform: Mapping[str, Tuple[Version, Version]] = field(default_factory=dict)
+    versions_by_platform: Mapping[str, Tuple[Version, ...]] = field(default_factory=dict)
+    windows_cuda: Optional[Tuple[str, ...]] = None
+    windows_xpu: Optional[bool] = None
+    arch_lists_windows: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    pip_index: Mapping[str, str] = field(default_factory=dict)  # version -> index base URL
 
     @property
     def newest(self) -> Version:
         return max(self.versions)
 
-    def supports_python(self, python: Version) -> bool:
-        """Whether wheels exist for this Python minor (3.13.1 counts as 3.13)."""
+    def python_range(self, platform: Optional[str] = None) -> Tuple[Version, Version]:
+        """(min, max) Python of the wheels for ``platform``: its own range where the tables
+        hold one, else the release's (see ``python_verified``)."""
+        if platform is not None and platform in self.python_by_platform:
+            return self.python_by_platform[platform]
+        return self.python_min, self.python_max
+
+    def python_verified(self, platform: str) -> bool:
+        """Whether the tables hold the Python range of this platform's wheels."""
+        return platform in self.python_by_platform
+
+    def supports_python(self, python: Version, platform: Optional[str] = None) -> bool:
+        """Whether wheels exist for this Python minor (3.13.1 counts as 3.13), on
+        ``platform`` where given (its own range where known)."""
+        low, high = self.python_range(platform)
         mm = Version(f"{python.major}.{python.minor}")
-        return self.python_min <= mm <= self.python_max
+        return low <= mm <= high
+
+    def versions_on(self, platform: str) -> Tuple[Version, ...]:
+        """The patch versions with wheels for ``platform`` (1.9.1 has no macOS arm64 wheel)."""
+        return self.versions_by_platform.get(platform, self.versions)
 
     def companion(self, name: str, torch: Version) -> Optional[str]:
         """The torchvision/torchaudio version paired with this exact torch release."""
         pairs = self.torchvision if name == "torchvision" else self.torchaudio
         return pairs.get(str(Version(torch.base_version)))
 
-    def arch_list(self, variant: str, machine: str = "x86_64") -> Optional[Tuple[str, ...]]:
+    def arch_list(
+        self, variant: str, machine: str = "x86_64", windows: bool = False
+    ) -> Optional[Tuple[str, ...]]:
+        """The architectures a build carries, or None where the tables do not know them.
+        Windows builds have their own lists (sm_61 added, PTX of the oldest arch): a
+        Linux list never stands in for one."""
+        if windows:
+            return self.arch_lists_windows.get(variant)
         lists = self.arch_lists_aarch64 if machine in ("aarch64", "arm64") else self.arch_lists
         return lists.get(variant)
 
