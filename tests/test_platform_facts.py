@@ -91,6 +91,10 @@ def _tables_with(tmp_path, change):
         ("versions_by_platform", {"linux-x86_64": ["9.9.9"]}, "not one of"),
         ("variants_windows", {"cuda": ["rocm5.0"], "xpu": False}, "not a CUDA variant"),
         ("pip_index", {"1.8.2": "http://example/"}, "https URL"),
+        ("companions_by_variant", {"cu999": {"torchvision": {}}}, "not a variant"),
+        ("companions_by_variant", {"cu111": {"torchtext": {}}}, "torchvision or torchaudio"),
+        ("companions_by_variant", {"cu111": {"torchvision": {"1.8.1": "x.y"}}}, "not a version"),
+        ("companions_by_variant", {"cu111": {"torchvision": {"9.9": "0.9.0"}}}, "bad pair"),
     ],
 )
 def test_the_loader_refuses_bad_platform_facts(tmp_path, field, value, message) -> None:

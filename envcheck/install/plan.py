@@ -333,7 +333,7 @@ def resolve(
                 unknown = next(str(w) for w in reasons if isinstance(w, Unknown))
                 plan.notes.append(f"passed over torch {other}, not known to fit: {unknown}")
         plan.packages = [Package("torch", str(version))]
-        _companions(plan, facts, release, version, wish)
+        _companions(plan, facts, release, version, wish, variant)
         _conda_plan(plan, tables, release, version, variant, target, skipped_patches)
         _triton(plan, facts, release, variant)
         _local_labels(plan, facts, target)
@@ -857,7 +857,12 @@ def _rocm_kernels(
 
 
 def _companions(
-    plan: InstallPlan, facts: Facts, release: Release, version: Version, wish: Wish
+    plan: InstallPlan,
+    facts: Facts,
+    release: Release,
+    version: Version,
+    wish: Wish,
+    variant: Optional[Variant] = None,
 ) -> None:
     names: Optional[Sequence[str]] = wish.companions
     if names is None:
@@ -866,9 +871,18 @@ def _companions(
         if name not in COMPANIONS:
             plan.notes.append(f"{name}: not a torch companion envcheck pins; install it separately")
             continue
-        pin = release.companion(name, version)
+        pin = release.companion(name, version, str(variant) if variant else None)
+        usual = release.companion(name, version)
         if pin:
             plan.packages.append(Package(name, pin))
+            if pin != usual:
+                plan.notes.append(f"{name} {pin}: the {variant} build's own pairing")
+        elif usual:
+            why = release.provenance.notes.get(f"companions_by_variant.{variant}", "")
+            plan.notes.append(
+                f"{name} has no {variant} build for torch {version}: left out"
+                + (f" ({why})" if why else "")
+            )
         else:
             also = release.compatible.get(name)
             extra = f" ({name} {also} works with it)" if also else ""

@@ -207,6 +207,7 @@ _RELEASE_FIELDS = [
     "variants_windows",
     "arch_lists_windows",
     "pip_index",
+    "companions_by_variant",
 ]
 
 
@@ -344,8 +345,37 @@ def _release(r: _Reader, raw: Any, where: str) -> Release:
         bundled={v: dict(libs) for v, libs in bundled.items()},
         provenance=r.provenance(raw, where, _RELEASE_FIELDS),
         gfx_lists=_gfx_lists(r, raw.get("gfx_lists", {}), f"{where}.gfx_lists", rocm),
+        companions_by_variant=_companions_by_variant(
+            r, raw, where, version_texts, [*(cuda or ()), *(rocm or ())]
+        ),
         **per_platform,
     )
+
+
+def _companions_by_variant(
+    r: _Reader, raw: Mapping[str, Any], where: str, versions: List[str], variants: List[str]
+) -> Dict[str, Dict[str, Dict[str, Optional[str]]]]:
+    """Builds that PyTorch paired with other companions than the release's own."""
+    pairs = r.get(raw, "companions_by_variant", where, dict, optional=True) or {}
+    all_variants = set(variants)
+    for variant, by_name in pairs.items():
+        at = f"{where}.companions_by_variant.{variant}"
+        if variant not in all_variants:
+            raise r.fail(at, "not a variant of this release")
+        if not isinstance(by_name, dict):
+            raise r.fail(at, f"expected an object, got {by_name!r}")
+        for name, by_torch in by_name.items():
+            if name not in ("torchvision", "torchaudio") or not isinstance(by_torch, dict):
+                raise r.fail(f"{at}.{name}", "expected torchvision or torchaudio: {torch: version}")
+            for torch_v, comp in by_torch.items():  # comp None: no such build exists
+                if torch_v not in versions or not isinstance(comp, (str, type(None))):
+                    raise r.fail(f"{at}.{name}.{torch_v}", f"bad pair {torch_v!r}: {comp!r}")
+                try:
+                    if comp is not None:
+                        Version(comp)
+                except InvalidVersion:
+                    raise r.fail(f"{at}.{name}.{torch_v}", f"{comp!r} is not a version") from None
+    return {v: {n: dict(t) for n, t in b.items()} for v, b in pairs.items()}
 
 
 def _per_platform(

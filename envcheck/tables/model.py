@@ -106,6 +106,11 @@ class Release:
     windows_xpu: Optional[bool] = None
     arch_lists_windows: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
     pip_index: Mapping[str, str] = field(default_factory=dict)  # version -> index base URL
+    # variant -> companion -> torch version -> companion version (None: no build of it for
+    # this torch), where a build differs from the release's pairs (1.10 on ROCm 4.0.1)
+    companions_by_variant: Mapping[str, Mapping[str, Mapping[str, Optional[str]]]] = field(
+        default_factory=dict
+    )
 
     @property
     def newest(self) -> Version:
@@ -133,10 +138,15 @@ class Release:
         """The patch versions with wheels for ``platform`` (1.9.1 has no macOS arm64 wheel)."""
         return self.versions_by_platform.get(platform, self.versions)
 
-    def companion(self, name: str, torch: Version) -> Optional[str]:
-        """The torchvision/torchaudio version paired with this exact torch release."""
+    def companion(self, name: str, torch: Version, variant: Optional[str] = None) -> Optional[str]:
+        """The torchvision/torchaudio version paired with this exact torch release (and
+        build: a variant may have its own pairing)."""
+        base = str(Version(torch.base_version))
+        own = self.companions_by_variant.get(variant or "", {}).get(name, {})
+        if base in own:
+            return own[base]  # None: no build of it for this torch and variant
         pairs = self.torchvision if name == "torchvision" else self.torchaudio
-        return pairs.get(str(Version(torch.base_version)))
+        return pairs.get(base)
 
     def arch_list(
         self, variant: str, machine: str = "x86_64", windows: bool = False
