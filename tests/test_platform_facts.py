@@ -46,6 +46,14 @@ def test_an_unknown_platform_range_is_said_not_verified() -> None:
     assert any("Python 3.12 wheels of torch 2.15 for windows-arm64" in u for u in done.unverified)
 
 
+def test_a_release_known_to_fit_the_platform_comes_before_one_not_known() -> None:
+    """No version asked: 2.15's windows-arm64 range is not in the tables, 2.14's is."""
+    done = plan("latest", "windows-arm64", "3.12")
+    assert done.ok and done.torch == "2.14.1", (done.torch, done.unverified)
+    assert done.unverified == []
+    assert any("passed over torch 2.15.0, not known to fit" in n for n in done.notes)
+
+
 def test_unknown_windows_cuda_builds_are_said() -> None:
     done = plan("2.15", "windows-x86_64", "3.12", variant="cu130")
     assert done.ok

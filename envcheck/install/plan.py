@@ -311,6 +311,9 @@ def resolve(
         if variant is None:
             tried.append((str(version), why))
             continue
+        # What the tables do not hold about this platform (its Python range, Windows CUDA
+        # builds) counts like unknown kernels: a release known to fit is preferred.
+        why = list(why) + [Unknown(u) for u in platform_unknowns(release, target, pyv, variant)]
         picks.append((release, version, variant, why))
         if not _unknown(why):
             break
@@ -327,7 +330,6 @@ def resolve(
         )
         plan.reasons = [w for w in why if not isinstance(w, Unknown)]
         plan.unverified = [str(w) for w in why if isinstance(w, Unknown)]
-        plan.unverified += platform_unknowns(release, target, pyv, variant)
         for _, other, _, reasons in picks:
             if other != version:
                 unknown = next(str(w) for w in reasons if isinstance(w, Unknown))
