@@ -7,7 +7,7 @@ were inferred, and the notes. Nothing is added that the reference does not say;
 where the reference gives free text (e.g. "0.15.1 (pip) / 0.15.0 (conda)") the
 pip value is taken and the text kept as a note.
 
-    python tools/import_reference.py [REFERENCE_DIR]
+    python tools/import_reference.py [REFERENCE_DIR [OUT_DIR]]
 
 Run it again when the reference changes, then review the diff of compat_tables/.
 """
@@ -365,18 +365,70 @@ def gpu_arches(ref: Path) -> Dict[str, Any]:
     }
 
 
+# The key that names a record in each list of records, so that a record of the reference
+# and the same record in the table are merged, not replaced.
+RECORD_KEYS = ("minor", "cuda", "name", "branch", "capability", "package", "family", "torch")
+# Lists that are sets of references: the union is kept, in order.
+UNION_LISTS = ("sources", "inferred")
+
+
+REPLACED: List[str] = []  # the table's values the reference replaced (printed for review)
+
+
+def merge(existing: Any, new: Any, field: str = "", path: str = "") -> Any:
+    """The reference's value where it gives one; everything else the table holds is kept.
+
+    The tables are also extended by other tools (tools/import_arch_lists.py,
+    tools/add_driver_facts.py, tools/conda_commands.py, tools/pypi_platform_python.py, the GPU
+    name list) with facts the reference does not hold. Rebuilding a table from the reference
+    alone would silently drop them; merging keeps them, while every fact the reference states
+    replaces the table's."""
+    if isinstance(existing, dict) and isinstance(new, dict):
+        out = dict(existing)
+        for key, value in new.items():
+            here = f"{path}.{key}"
+            out[key] = merge(existing[key], value, key, here) if key in existing else value
+        return out
+    if isinstance(existing, list) and isinstance(new, list):
+        if field in UNION_LISTS:
+            return new + [x for x in existing if x not in new]
+        key = _record_key(existing + new)
+        if key is not None:
+            old = {json.dumps(r[key]): r for r in existing}
+            merged = [
+                merge(old.get(json.dumps(r[key]), {}), r, "", f"{path}[{r[key]}]") for r in new
+            ]
+            seen = {json.dumps(r[key]) for r in new}
+            return merged + [r for r in existing if json.dumps(r[key]) not in seen]
+    if existing != new:
+        REPLACED.append(path)
+    return new
+
+
+def _record_key(records: List[Any]) -> Optional[str]:
+    if not records or not all(isinstance(r, dict) for r in records):
+        return None
+    return next((k for k in RECORD_KEYS if all(k in r for r in records)), None)
+
+
 def main() -> None:
     ref = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "reference"
-    OUT.mkdir(exist_ok=True)
+    out = Path(sys.argv[2]) if len(sys.argv) > 2 else OUT
+    out.mkdir(exist_ok=True)
     for name, build in (
         ("torch_releases", torch_releases),
         ("cuda_driver", cuda_driver),
         ("gpu_arches", gpu_arches),
     ):
         table = build(ref)
-        path = OUT / f"{name}.json"
+        path = out / f"{name}.json"
+        if path.exists():  # keep what other tools added (see merge)
+            REPLACED.clear()
+            table = merge(json.loads(path.read_text()), table, "", name)
+            for where in REPLACED:
+                print(f"  the reference replaced {where}")
         path.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n")
-        print(f"wrote {path.relative_to(ROOT)}")
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":
