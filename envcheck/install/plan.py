@@ -363,7 +363,9 @@ def resolve(
         plan.ways_out.append("install the pip wheels into the conda environment (--manager pip)")
         return plan
     newest = usable[0] if near is None else max(usable, key=lambda r: Version(r.minor))
-    needed = driver_upgrade(facts, tables, newest, target)
+    asked = Variant.parse(wish.variant) if wish.variant not in ("auto", "cpu") else None
+    only = asked if asked is not None and asked.is_cuda else None
+    needed = driver_upgrade(facts, tables, newest, target, only)
     have = parse_driver(facts.nvidia.driver_version)
     floor = parse_driver(needed[1]) if needed else None
     if _conda_channel(tables, wish, newest) is not None:
@@ -377,6 +379,22 @@ def resolve(
             plan.ways_out.append(
                 f"or keep the driver and install {package} (NVIDIA forward compatibility) "
                 f"for {needed[0]} of torch {newest.newest}"
+            )
+    if gpu and needed is None and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
+        with_kernels = _releases_with_kernels(facts, tables, target, pyv, exclude=usable)
+        low = min(Version(r.minor) for r in usable)
+        newer = [m for m in with_kernels if Version(m) > low]
+        older = [m for m in with_kernels if Version(m) < low]
+        gpus = ", ".join(f"{g} (sm_{cc.replace('.', '')})" for g, cc in _gpu_names(facts))
+        if newer:
+            plan.ways_out.append(
+                f"torch {newer[0]} is the first newer release with kernels for {gpus} "
+                f"(--torch {newer[0]})"
+            )
+        elif older:
+            plan.ways_out.append(
+                f"torch {older[-1]} is the newest older release with kernels for {gpus} "
+                f"(--torch {older[-1]})"
             )
     if wish.variant not in ("auto", "cpu"):
         plan.ways_out.append("let envcheck choose the variant (--variant auto)")
@@ -767,13 +785,56 @@ def _kernels(
     return f"no kernels for {', '.join(missing)}" if missing else []
 
 
-def driver_upgrade(
-    facts: Facts, tables: Tables, release: Release, platform: Platform
-) -> Optional[Tuple[Variant, str]]:
-    """(variant, minimum driver) of the newest variant of ``release`` with kernels for every
-    GPU: the driver upgrade that would make it work."""
+def _releases_with_kernels(
+    facts: Facts,
+    tables: Tables,
+    platform: Platform,
+    python: Optional[Version],
+    exclude: Sequence[Release] = (),
+) -> List[str]:
+    """The minors (oldest first) outside ``exclude`` with a CUDA build for this platform and
+    Python whose arch list has kernels for every GPU here: the way out when the release asked
+    for has none (an RTX 5090 with torch 2.5). A build without a list is not counted."""
     caps = gpu_capabilities(facts)
-    names = _cuda_names(release, platform)
+    out = []
+    for release in tables.releases:
+        if release in exclude or str(platform) not in release.platforms:
+            continue
+        if python is not None and not release.supports_python(python, str(platform)):
+            continue
+        for name in _cuda_names(release, platform) or ():
+            arches = release.arch_list(name, platform.machine, platform.is_windows)
+            if arches is not None and all(
+                arch_coverage(tables, arches, cc).level != "none" for _, cc in caps
+            ):
+                out.append(release.minor)
+                break
+    return out
+
+
+def _gpu_names(facts: Facts) -> List[Tuple[str, str]]:
+    """(name, compute capability) of each distinct NVIDIA GPU model here."""
+    seen: Dict[str, str] = {}
+    for gpu in facts.nvidia.gpus:
+        if gpu.compute_capability:
+            seen.setdefault(gpu.name or f"GPU {gpu.index}", gpu.compute_capability)
+    return list(seen.items())
+
+
+def driver_upgrade(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    platform: Platform,
+    only: Optional[Variant] = None,
+) -> Optional[Tuple[Variant, str]]:
+    """(variant, minimum driver) of the variant of ``release`` with kernels for every GPU
+    that needs the lowest driver: the smallest driver upgrade that makes a build of it run
+    (not the newest build's floor). Between equal floors, the newer CUDA. ``only``: the
+    variant the user asked for, the one build to judge."""
+    caps = gpu_capabilities(facts)
+    names = [str(only)] if only is not None else _cuda_names(release, platform)
+    best: Optional[Tuple[Variant, Version]] = None
     for variant in sorted((Variant.parse(n) for n in names or ()), reverse=True):
         arches = release.arch_list(str(variant), platform.machine, platform.is_windows)
         if arches is None:
@@ -781,9 +842,9 @@ def driver_upgrade(
         if any(arch_coverage(tables, arches, cc).level == "none" for _, cc in caps):
             continue
         floor = tables.minor_compat_floor(_cuda(variant), facts.system.os)
-        if floor is not None:
-            return variant, str(floor)
-    return None
+        if floor is not None and (best is None or floor < best[1]):
+            best = (variant, floor)
+    return (best[0], str(best[1])) if best else None
 
 
 def _rocm_variant(facts, release, version, platform):
