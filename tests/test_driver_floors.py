@@ -201,7 +201,9 @@ def test_cli_on_a_simulated_old_driver(gpu: str, offered: bool) -> None:
         "ENVCHECK_GPUS": gpu,
         "ENVCHECK_DRIVER_VERSION": "535.104.05",
         "ENVCHECK_CUDA_DRIVER_VERSION": "12.2",
+        "ENVCHECK_FACT_TORCH_INSTALLED": "true",  # also where no torch is installed (CI)
         "ENVCHECK_FACT_TORCH_VERSION": "2.9.1+cu130",
+        "ENVCHECK_FACT_TORCH_DIST_VERSION": "2.9.1+cu130",
         "ENVCHECK_FACT_TORCH_CUDA": "13.0",
         "ENVCHECK_FACT_TORCH_RUNTIME_STATUS": "skipped",
     }
