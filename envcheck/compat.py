@@ -304,6 +304,28 @@ def driver_predates(facts: Facts, tables: Tables) -> List[Tuple[str, str, str]]:
     return sorted(set(out))
 
 
+def driver_drops(facts: Facts, tables: Tables) -> List[Tuple[int, str, str, str, int]]:
+    """(index, name, capability, family, last branch) of each NVIDIA GPU the installed
+    driver's branch no longer supports (a Pascal GPU on R590): such a driver does not run
+    it at all, whatever CUDA a build uses. A family without a last branch is not judged."""
+    driver = parse_driver(facts.nvidia.driver_version)
+    if driver is None:
+        return []
+    out = []
+    for gpu in facts.nvidia.gpus:
+        if not gpu.compute_capability:
+            continue
+        family = tables.family(gpu.compute_capability)
+        if family is None or family.last_driver_branch is None:
+            continue
+        if driver.major > family.last_driver_branch:
+            name = gpu.name or f"GPU {gpu.index}"
+            out.append(
+                (gpu.index, name, gpu.compute_capability, family.name, family.last_driver_branch)
+            )
+    return out
+
+
 def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], str]:
     """The architectures the installed torch carries, and where that came from."""
     rt = facts.torch_runtime

@@ -40,6 +40,7 @@ _INSTALL_FIX = {
     "TRC004",
     "DRV001",
     "DRV005",
+    "DRV003",
     "ARC001",
     "PY001",
     "PKG001",
@@ -57,7 +58,7 @@ _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "SMK002": _NO_TORCH,
     "RUN003": ("DRV001", "DRV003", "DRV004", "DRV005", "GPU001", "GPU005", "SYS005"),
     "DRV001": ("DRV005",),  # a driver that cannot see the GPU: that comes first
-    "TRC001": ("DRV005",),
+    "TRC001": ("DRV005", "DRV003"),  # no build runs until the driver sees the GPU
     "REQ001": ("TRC003",),
     "REQ003": ("TRC001", "TRC003"),
     "REQ004": ("RUN003", "DRV004", "GPU001", "GPU005"),

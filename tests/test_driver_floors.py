@@ -189,6 +189,23 @@ def test_drv003_names_the_cuda_12_build_for_the_r580_driver() -> None:
     assert drv.title.startswith("Driver 590.44.01 no longer supports"), drv.title
 
 
+def test_a_driver_that_dropped_the_gpu_is_the_root_and_no_build_is_offered() -> None:
+    """A Pascal GPU on R590: no CUDA build runs until the driver changes, so the plan names the
+    driver, and TRC001 (CPU torch on a GPU box) follows from DRV003 instead of a command."""
+    facts = _box(GTX1080, "590.44.01", torch="2.13.0+cpu")
+    report = report_of(facts)
+    assert finding(report, "DRV003") is not None
+    trc = finding(report, "TRC001")
+    assert trc is not None and trc.caused_by == "DRV003"
+    assert report.install is not None and report.install.command is None
+    plan = resolve(facts, TABLES, Wish(), "linux-x86_64")
+    assert not plan.ok
+    assert "no longer supports NVIDIA GeForce GTX 1080 (Pascal)" in plan.conflicts[0]
+    assert plan.ways_out[0] == "install an R580 driver, then ask again"
+    on_580 = _box(GTX1080, "580.95.05", torch="2.13.0+cpu")
+    assert resolve(on_580, TABLES, Wish(), "linux-x86_64").ok
+
+
 # --------------------------------------------------------------------------- a simulated machine
 
 

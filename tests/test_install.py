@@ -284,10 +284,16 @@ def test_the_reason_reads_like_the_issue_example() -> None:
             "--variant cpu",
         ),
         (
-            "gtx1080-new-driver",
+            "gtx1080-r580",
             Wish(torch="2.15"),
             "no kernels for NVIDIA GeForce GTX 1080 (sm_61)",
             "--variant cpu",
+        ),
+        (
+            "gtx1080-r590",  # the driver itself dropped Pascal: that comes before any build
+            Wish(torch="2.15"),
+            "driver 590.44.01 no longer supports NVIDIA GeForce GTX 1080 (Pascal)",
+            "install an R580 driver",
         ),
         (
             "h100-server",
@@ -304,9 +310,11 @@ def test_the_reason_reads_like_the_issue_example() -> None:
     ],
 )
 def test_unsatisfiable_wishes_say_what_conflicts(name, wish, conflict, way_out) -> None:
-    facts = profile(name.replace("-new-driver", "-cu128"))
-    if name.endswith("-new-driver"):
-        facts.nvidia.driver_version = "590.44.01"
+    drivers = {"-r580": "580.95.05", "-r590": "590.44.01"}
+    suffix = next((s for s in drivers if name.endswith(s)), "")
+    facts = profile(name[: len(name) - len(suffix)] + "-cu128" if suffix else name)
+    if suffix:
+        facts.nvidia.driver_version = drivers[suffix]
     plan = resolve(facts, TABLES, wish, wish.platform or platform_key(facts.system))
     assert plan.ok is False
     assert any(conflict in c for c in plan.conflicts), plan.conflicts

@@ -6,6 +6,7 @@ from typing import List, Optional
 
 from ..compat import (
     DriverVerdict,
+    driver_drops,
     driver_predates,
     driver_verdict,
     forward_compat_way_out,
@@ -16,7 +17,7 @@ from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
-from ..tables.model import parse_driver, parse_version
+from ..tables.model import parse_version
 from ._util import driver_text, has_nvidia_gpu, what_fits
 
 
@@ -190,30 +191,20 @@ def _nvml(facts: Facts) -> List[Finding]:
 
 
 def _dropped_gpus(facts: Facts, tables: Tables) -> List[Finding]:
-    driver = parse_driver(facts.nvidia.driver_version)
-    if driver is None:
-        return []
     findings = []
-    for gpu in facts.nvidia.gpus:
-        if not gpu.compute_capability:
-            continue
-        family = tables.family(gpu.compute_capability)
-        if family is None or family.last_driver_branch is None:
-            continue
-        if driver.major > family.last_driver_branch:
-            findings.append(
-                RULES["DRV003"](
-                    f"Driver {driver} no longer supports {gpu.name} ({family.name})",
-                    [
-                        f"GPU {gpu.index}: {gpu.name}, compute capability {gpu.compute_capability}",
-                        f"{family.name} GPUs are supported up to the R{family.last_driver_branch} drivers",
-                        driver_text(facts),
-                    ],
-                    _dropped_fix(
-                        tables, family.name, family.last_driver_branch, family.last_cuda_major
-                    ),
-                )
+    for index, name, cc, family, branch in driver_drops(facts, tables):
+        found = tables.family(cc)
+        findings.append(
+            RULES["DRV003"](
+                f"Driver {facts.nvidia.driver_version} no longer supports {name} ({family})",
+                [
+                    f"GPU {index}: {name}, compute capability {cc}",
+                    f"{family} GPUs are supported up to the R{branch} drivers",
+                    driver_text(facts),
+                ],
+                _dropped_fix(tables, family, branch, found.last_cuda_major if found else None),
             )
+        )
     return findings
 
 

@@ -33,6 +33,7 @@ from ..compat import (
     INDEX_URL,
     arch_coverage,
     build_arch_list,
+    driver_drops,
     driver_predates,
     driver_verdict,
     forward_compat_way_out,
@@ -279,6 +280,20 @@ def resolve(
             "builds, not verified on Jetson; envcheck knows no install command for this board"
         )
         plan.ways_out.append(f"NVIDIA's torch wheels for your JetPack release: {JETPACK_WHEELS}")
+        plan.ways_out.append("use the CPU build (--variant cpu)")
+        return plan
+    dropped = driver_drops(facts, tables) if gpu else []
+    if dropped and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
+        # The driver no longer runs a GPU here: no build can help until the driver changes.
+        plan.conflicts.append(
+            "; ".join(
+                f"driver {facts.nvidia.driver_version} no longer supports {name} ({family}): "
+                f"R{branch} is the last driver branch for it"
+                for _, name, _, family, branch in dropped
+            )
+        )
+        branch = min(b for *_, b in dropped)
+        plan.ways_out.append(f"install an R{branch} driver, then ask again")
         plan.ways_out.append("use the CPU build (--variant cpu)")
         return plan
     predates = _driver_predates(facts, tables) if gpu else ""
