@@ -395,7 +395,8 @@ def _refuse_foreign(wish, facts) -> None:
 def _print_plan(plan, command) -> None:
     where = f"Python {plan.python} on {plan.platform}"
     if not plan.ok:
-        click.echo(f"No torch fits {where}:", err=False)
+        # The machine, not only the Python: the conflict may be the driver or the board.
+        click.echo(f"No torch fits this machine ({where}):", err=False)
         for c in plan.conflicts:
             click.echo(f"  - {c}")
         if plan.ways_out:
