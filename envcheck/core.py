@@ -31,7 +31,7 @@ from typing import (
 
 from .facts import Facts
 from .findings import Finding, sort_key
-from .rules import RULES, follows, lookup, not_judged
+from .rules import NOT_VERIFIED, RULES, follows, lookup, not_judged
 from .values import Severity
 
 if TYPE_CHECKING:  # without importing these at run time: the static check stays fast
@@ -101,6 +101,12 @@ class Report:
     @property
     def ready(self) -> bool:
         return self.verdict is Verdict.READY
+
+    @property
+    def unverified(self) -> Tuple[str, ...]:
+        """The codes of findings that say what is not known (ARC004): READY beside them is
+        READY as far as the tables know, not verified."""
+        return tuple(f.code for f in self.findings if f.code in NOT_VERIFIED)
 
     @property
     def roots(self) -> Tuple[Finding, ...]:

@@ -52,6 +52,9 @@ _INSTALL_FIX = {
     "REQ003",
 }
 _NO_TORCH = ("TRC003", "RUN001", "RUN002")
+# Findings that say a fact the tables or the probe do not hold (not a problem found): a READY
+# verdict beside one of them is not verified, and reports say so.
+NOT_VERIFIED = frozenset({"ARC004"})
 # code -> the codes it follows from when they are present in the same report.
 _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "SMK001": _NO_TORCH,

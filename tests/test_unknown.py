@@ -81,6 +81,29 @@ def test_check_warns_when_the_installed_builds_coverage_is_unknown() -> None:
     assert report_of(facts, strict=True).verdict.value == "not ready"
 
 
+def test_a_ready_verdict_beside_an_unknown_says_not_verified() -> None:
+    """With a CUDA torch whose list the tables lack on a GPU the driver runs, the verdict line
+    says READY (NOT VERIFIED: ARC004) and the JSON lists it; a known build says plain READY."""
+    from envcheck.facts import TorchRuntimeFacts
+    from envcheck.report.findings_text import render_text, report_dict
+
+    def h100(torch: str, cuda: str) -> Facts:
+        facts = profile("h100-server")  # driver 550: runs CUDA 12.x
+        facts.torch.version = facts.torch.dist_version = torch
+        facts.torch.cuda = cuda
+        facts.torch.companions = []
+        facts.torch_runtime = TorchRuntimeFacts(status="skipped")  # --no-deep
+        return facts
+
+    unknown = report_of(h100("2.5.1+cu124", "12.4"))  # the fixture tables hold no 2.5 lists
+    known = report_of(h100("2.13.0+cu126", "12.6"))
+    for report, unverified in ((unknown, ["ARC004"]), (known, [])):
+        assert report.ready, [f.code for f in report.findings]
+        assert report_dict(report)["unverified"] == unverified
+        last = render_text(report).strip().splitlines()[-1]
+        assert last.startswith("READY (NOT VERIFIED: ARC004):") is bool(unverified), last
+
+
 # --------------------------------------------------------------------------- build vs vendor
 
 

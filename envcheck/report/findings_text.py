@@ -89,8 +89,12 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
     if counts["follow_on"]:
         detail += f" (+{counts['follow_on']} that follow from them)"
     tone = "green" if report.ready else "red"
+    verdict = str(report.verdict).upper()
+    if report.ready and report.unverified:  # unknown is never plain "fine"
+        tone = "yellow"
+        verdict += f" (NOT VERIFIED: {', '.join(report.unverified)})"
     lines.append(
-        f"{s(str(report.verdict).upper(), tone, 'bold')}: {detail}  "
+        f"{s(verdict, tone, 'bold')}: {detail}  "
         + s(f"(tables as of {report.tables_as_of})", "dim")
     )
     return "\n".join(lines) + "\n"
@@ -104,6 +108,7 @@ def report_dict(report: Report) -> Dict[str, Any]:
         "command": report.command,
         "verdict": report.verdict.value,
         "ready": report.ready,
+        "unverified": list(report.unverified),
         "strict": report.strict,
         "summary": report.counts(),
         "findings": [f.to_dict() for f in report.findings],
