@@ -278,3 +278,20 @@ def test_getstarted_covers_every_selection() -> None:
     assert {c[3] for c in GS_CASES} >= {"linux-x86_64", "windows-x86_64", "macos-arm64"}
     newest = [c for c in GS_CASES if c[0] == "2.13.0" and c[4] and not c[5]]
     assert {c[2] for c in newest} == {"cpu", "cu126", "cu130", "cu132", "rocm7.2"}
+
+
+@pytest.mark.parametrize("row", GETSTARTED["python_min"]["rows"], ids=lambda r: r["torch"])
+def test_getstarted_python_minimum(row) -> None:
+    """The selector's "requires Python 3.X or later" is the table's minimum for that release,
+    and envcheck refuses the Python just below it."""
+    minor = ".".join(row["torch"].split(".")[:2])
+    tables = json.loads(
+        (Path(__file__).parents[1] / "compat_tables" / "torch_releases.json").read_text()
+    )
+    release = next(r for r in tables["releases"] if r["minor"] == minor)
+    assert release["python"]["min"] == row["min"]
+    major, below = row["min"].split(".")
+    older = f"{major}.{int(below) - 1}"
+    result = run_install(row["torch"], "cpu", "linux-x86_64", "none", older)
+    assert result.exit_code != 0, result.output
+    assert run_install(row["torch"], "cpu", "linux-x86_64", "none", row["min"]).exit_code == 0
