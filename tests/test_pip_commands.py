@@ -1,7 +1,9 @@
 """Every pip command of PyTorch's previous-versions page, torch 1.8 to the newest, on each
 platform the page gives it for: `envcheck install --torch V --variant X --platform P
 --manager pip` prints an equivalent command (tests/data/pytorch_pip_commands.json, one
-source per row; tools/pip_commands_from_page.py extracts them).
+source per row; tools/pip_commands_from_page.py extracts them). The get-started selector's
+commands (2.4.0 to 2.13.0, every OS and compute platform it lists; unpinned) are checked
+the same way below (tests/data/pytorch_getstarted_commands.json).
 
 "Equivalent" is literal equality after the spellings below, each a deliberate choice
 explained where it is made; any other difference is a bug in the tables or resolver.
@@ -186,3 +188,110 @@ def test_the_lts_command_as_a_user_runs_it() -> None:
         "pip install torch==1.8.2 torchvision==0.9.2 torchaudio==0.8.2 "
         "--extra-index-url https://download.pytorch.org/whl/lts/1.8/cu111"
     )
+
+
+# PyTorch's get-started selector (published_versions.json), 2.4.0 to 2.13.0: unpinned
+# commands for the release it showed as stable (tests/data/pytorch_getstarted_commands.json,
+# tools/pip_commands_from_getstarted.py).
+GETSTARTED = json.loads(
+    (Path(__file__).parent / "data" / "pytorch_getstarted_commands.json").read_text()
+)
+GS_CASES = [
+    (r["torch"], r["selection"], r["variant"], p, r["command"], r["fallback"], r["source"])
+    for r in GETSTARTED["rows"]
+    for p in r["platforms"]
+]
+
+
+def _default_variant(torch: str, platform: str) -> Optional[str]:
+    """What the tables say the default index serves (read, to check it against the page)."""
+    minor = ".".join(torch.split(".")[:2])
+    tables = json.loads(
+        (Path(__file__).parents[1] / "compat_tables" / "torch_releases.json").read_text()
+    )
+    for release in tables["releases"]:
+        if release["minor"] == minor:
+            return release["default_variant"].get(platform)
+    return None
+
+
+def getstarted_form(torch: str, variant: str, platform: str, command: str) -> str:
+    """The selector's unpinned command in the spelling envcheck prints, versions aside.
+
+    A command without an index installs the default index's build of the platform, which
+    the page's own data names (its libtorch link: Linux x86_64's default CUDA build, the
+    Windows CPU build): envcheck names that variant's index, as the previous-versions page
+    does for every build. macOS has one (CPU) build and no index in either."""
+    pins, option, url = parse(command.replace("pip3 install", "pip install", 1))
+    assert all(v == "" for v in pins.values()), command  # unpinned: the newest release
+    if option is None and not platform.startswith("macos"):
+        option, url = "--index-url", INDEX + variant
+    words = ["pip", "install", *pins]
+    if option:
+        words += [option, url or ""]
+    return " ".join(words)
+
+
+@pytest.mark.parametrize(
+    ("torch", "selection", "variant", "platform", "command", "fallback", "source"), GS_CASES
+)
+def test_getstarted_command(torch, selection, variant, platform, command, fallback, source):
+    assert source in GETSTARTED["sources"].values()
+    if command is None or fallback:
+        # The page: no such build here (ROCm on Windows), or "CUDA is not available on
+        # MacOS, please use default package". envcheck refuses the variant, offers the
+        # CPU build, and proposes no NVIDIA driver for a platform without CUDA builds.
+        result = run_install(torch, variant, platform, "torchvision", python_for(torch))
+        assert result.exit_code != 0, result.output
+        assert f"no {variant} build for {platform}" in result.output
+        assert "use the CPU build (--variant cpu)" in result.output
+        if fallback or not variant.startswith("cu"):
+            assert "NVIDIA driver" not in result.output, result.output
+        return
+    pins, option, _ = parse(command.replace("pip3 install", "pip install", 1))
+    if option is None and not platform.startswith("macos"):
+        # The page's plain command is the default index's build: the tables must agree.
+        assert _default_variant(torch, platform) == variant, (selection, platform)
+    companions = ",".join(n for n in ("torchvision", "torchaudio") if n in pins) or "none"
+    result = run_install(torch, variant, platform, companions, python_for(torch))
+    assert result.exit_code == 0, result.output
+    printed = result.output.strip().splitlines()[-1]
+    words = printed.split()
+    pinned = [w for w in words if "==" in w]
+    assert pinned[0] == f"torch=={torch}", printed
+    assert all(w.split("==")[1] for w in pinned), printed
+    unpinned = " ".join(w.split("==")[0] for w in words)
+    assert unpinned == getstarted_form(torch, variant, platform, command), (command, printed)
+
+
+def test_getstarted_covers_every_selection() -> None:
+    """2.4.0 (upstream) to 2.13.0 (the newest stored), every OS and compute platform."""
+    releases = {c[0] for c in GS_CASES}
+    assert {"2.4.0", "2.13.0"} <= releases
+    assert {c[1].split("/")[1] for c in GS_CASES} == {
+        "accnone",
+        "cuda.x",
+        "cuda.y",
+        "cuda.z",
+        "rocm5.x",
+    }
+    assert {c[3] for c in GS_CASES} >= {"linux-x86_64", "windows-x86_64", "macos-arm64"}
+    newest = [c for c in GS_CASES if c[0] == "2.13.0" and c[4] and not c[5]]
+    assert {c[2] for c in newest} == {"cpu", "cu126", "cu130", "cu132", "rocm7.2"}
+
+
+@pytest.mark.parametrize("row", GETSTARTED["python_min"]["rows"], ids=lambda r: r["torch"])
+def test_getstarted_python_minimum(row) -> None:
+    """The selector's "requires Python 3.X or later" is the table's minimum for that release,
+    and envcheck refuses the Python just below it."""
+    minor = ".".join(row["torch"].split(".")[:2])
+    tables = json.loads(
+        (Path(__file__).parents[1] / "compat_tables" / "torch_releases.json").read_text()
+    )
+    release = next(r for r in tables["releases"] if r["minor"] == minor)
+    assert release["python"]["min"] == row["min"]
+    major, below = row["min"].split(".")
+    older = f"{major}.{int(below) - 1}"
+    result = run_install(row["torch"], "cpu", "linux-x86_64", "none", older)
+    assert result.exit_code != 0, result.output
+    assert run_install(row["torch"], "cpu", "linux-x86_64", "none", row["min"]).exit_code == 0

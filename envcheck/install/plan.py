@@ -380,7 +380,8 @@ def resolve(
     newest = usable[0] if near is None else max(usable, key=lambda r: Version(r.minor))
     asked = Variant.parse(wish.variant) if wish.variant not in ("auto", "cpu") else None
     only = asked if asked is not None and asked.is_cuda else None
-    needed = driver_upgrade(facts, tables, newest, target, only)
+    # A ROCm or XPU build asked for: no NVIDIA driver makes it, so none is proposed.
+    needed = driver_upgrade(facts, tables, newest, target, only) if asked is None or only else None
     have = parse_driver(facts.nvidia.driver_version)
     floor = parse_driver(needed[1]) if needed else None
     if _conda_channel(tables, wish, newest) is not None:
@@ -848,7 +849,9 @@ def driver_upgrade(
     (not the newest build's floor). Between equal floors, the newer CUDA. ``only``: the
     variant the user asked for, the one build to judge."""
     caps = gpu_capabilities(facts)
-    names = [str(only)] if only is not None else _cuda_names(release, platform)
+    names = offered = _cuda_names(release, platform)
+    if only is not None:  # only a build published there (none on macOS): no driver makes one
+        names = (str(only),) if offered is None or str(only) in offered else ()
     best: Optional[Tuple[Variant, Version]] = None
     for variant in sorted((Variant.parse(n) for n in names or ()), reverse=True):
         arches = release.arch_list(str(variant), platform.machine, platform.is_windows)
