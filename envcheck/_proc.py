@@ -259,6 +259,19 @@ def kill_all() -> None:
         child.kill()
 
 
+def _check_stopping() -> None:
+    """End envcheck now if a signal has told it to stop (see ``envcheck._entry``).
+
+    A signal handler's exception does not always unwind the program: raised while
+    Python runs a weakref callback or a ``__del__``, it is printed ("Exception
+    ignored") and dropped, and envcheck would go on to report its killed child as a
+    crash. Every start and wait of a child checks, so the run still ends here."""
+    entry = sys.modules.get(f"{__package__}._entry")
+    code = getattr(entry, "stop_code", None)
+    if code is not None:
+        raise SystemExit(code)
+
+
 atexit.register(kill_all)
 
 
@@ -276,6 +289,7 @@ class Child:
     ) -> None:
         """``marker``: lines of stdout that start with it are kept however much
         the child prints (see :class:`Capture`)."""
+        _check_stopping()
         self.argv: List[str] = list(argv)
         self.timeout = timeout
         self._start = time.monotonic()
@@ -353,6 +367,7 @@ class Child:
         finally:
             self.kill()
             self._release()
+        _check_stopping()
         rc = None if timed_out else self._proc.returncode
         self._result = ChildResult(
             returncode=rc,

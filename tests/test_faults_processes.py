@@ -157,6 +157,46 @@ def test_nothing_outlives_envcheck(tmp_path: Path, phase: str, signame: str) -> 
         kill_tree(tree)
 
 
+# Python drops an exception raised inside a __del__ or weakref callback, and so the
+# SystemExit of a signal handler that happens to run there (seen under load: SIGTERM
+# during a WeakSet callback, after which envcheck reported its killed child as a crash
+# and exited 1). The run must still end with 128 + signum, before any further child.
+SWALLOWED = """
+import os, signal, sys
+from envcheck import _entry, _proc, cli
+
+class Trap:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIG{sig})
+        for _ in range(100000):  # the handler runs in here; its SystemExit is dropped
+            pass
+
+def command(args):
+    trap = Trap()
+    del trap
+    print("after the signal", flush=True)
+    if {start_child}:
+        _proc.run([sys.executable, "-c", "print('child ran')"], 30)
+        print("after the child", flush=True)
+
+cli.main = command
+_entry.main(["check"])
+"""
+
+
+@pytest.mark.parametrize("start_child", [False, True])
+@pytest.mark.parametrize("sig", ["INT", "TERM"])
+def test_a_signal_whose_exit_python_dropped_still_ends_the_run(sig: str, start_child: bool) -> None:
+    script = SWALLOWED.format(sig=sig, start_child=start_child)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
+    code = 128 + getattr(signal, f"SIG{sig}")
+    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
+    assert "child ran" not in proc.stdout and "after the child" not in proc.stdout
+
+
 # A child started from a thread that has since ended (PR_SET_PDEATHSIG would kill it
 # then) is kept running, and still goes, grandchild and all, when its parent is killed.
 THREAD_PARENT = """
