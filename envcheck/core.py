@@ -311,8 +311,8 @@ def _advice(
     from .install import installed_wish, plan_argv, render, resolve
 
     fixes = [f for f in sorted(findings, key=sort_key) if RULES[f.code].install_fix]
-    roots = [f for f in fixes if f.caused_by is None] or fixes
-    if not roots:
+    roots = [f for f in fixes if f.caused_by is None]
+    if not roots:  # they all follow from a cause no install fixes (SYS006: a container's GPUs)
         return None
     torch = str(req.torch) if req is not None and req.torch is not None else "latest"
     plan = resolve(facts, tables, installed_wish(facts, torch=torch, manager=manager))

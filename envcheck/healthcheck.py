@@ -108,17 +108,33 @@ def check(
     for option, why in (("--timeout", bad_timeout(timeout)), ("--gpus", bad_gpus(gpus))):
         if why:
             return UNHEALTHY, f"unhealthy: {option} {why}"
+    from .containers import SHORT_FIX, gpus_expected
+    from .facts import Facts
     from .probes.nvidia import probe_nvidia
+    from .probes.overrides import OverrideError, apply_overrides, parse_overrides
+    from .probes.system import detect_container
 
     env = os.environ if environ is None else environ
+    try:  # the simulation overrides, as every command honours them
+        overrides = [o for o in parse_overrides(env) if o.section in ("nvidia", "system")]
+    except OverrideError as exc:
+        return UNHEALTHY, f"unhealthy: {exc}"
     expected = gpus if gpus is not None else expected_gpus(env)
-    nv = probe_nvidia(root, nvml, timeout=timeout)
-    if not nv.nvml.ok:
-        if (
-            expected in (None, 0)
-            and not nv.device_nodes
-            and nv.nvml.error in ("library_not_found", "driver_not_loaded")
-        ):
+    facts = Facts()
+    facts.nvidia = probe_nvidia(root, nvml, timeout=timeout)
+    facts.system.container = detect_container(root, dict(env))
+    apply_overrides(facts, overrides)
+    nv = facts.nvidia
+    simulated = any(o.section == "nvidia" and o.name != "nvml" for o in overrides)
+    if not nv.nvml.ok and not simulated:
+        absent = not nv.device_nodes and nv.nvml.error in ("library_not_found", "driver_not_loaded")
+        container_wants = gpus_expected(env, facts.system.container) if gpus != 0 else None
+        if absent and container_wants and expected != 0:
+            return UNHEALTHY, (
+                f"unhealthy: a GPU container without GPUs ({container_wants}, no /dev/nvidia*, "
+                f"no NVML): {SHORT_FIX}"
+            )
+        if expected in (None, 0) and absent:
             failures = _deep([], timeout) if deep else []
             if failures:
                 return UNHEALTHY, "unhealthy: " + "; ".join(failures)
@@ -194,7 +210,9 @@ exit codes:
   0  healthy
   1  unhealthy, or a bad option (never 2: Docker reserves it)
 
-unhealthy when fewer GPUs are visible than expected, a GPU is lost or NVML
+unhealthy when a container that expects GPUs (NVIDIA_VISIBLE_DEVICES, a CUDA
+image's variables) was started without them, fewer GPUs are visible than
+expected, a GPU is lost or NVML
 reports a fault on it, a GPU has had uncorrectable ECC errors since the driver
 loaded, a GPU is at its slowdown temperature, or the --deep matmul fails. A
 query NVML refuses (no permission, not supported) is noted, not fatal. No file

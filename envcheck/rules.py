@@ -59,7 +59,10 @@ NOT_VERIFIED = frozenset({"ARC004"})
 _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "SMK001": _NO_TORCH,
     "SMK002": _NO_TORCH,
-    "RUN003": ("DRV001", "DRV003", "DRV004", "DRV005", "GPU001", "GPU005", "SYS005"),
+    "RUN003": ("DRV001", "DRV003", "DRV004", "DRV005", "GPU001", "GPU005", "SYS005", "SYS006"),
+    # a container started without its GPUs: no driver library, no GPU, a CUDA torch on the CPU
+    "DRV004": ("SYS006",),
+    "TRC002": ("SYS006",),
     "DRV001": ("DRV005",),  # a driver that cannot see the GPU: that comes first
     "TRC001": ("DRV005", "DRV003"),  # no build runs until the driver sees the GPU
     "REQ001": ("TRC003",),
@@ -225,6 +228,13 @@ _RULES: List[Rule] = [
     Rule("SYS003", "cpu-quota", "info", "a CPU quota below the machine's CPU count"),
     Rule("SYS004", "disk-nearly-full", "warning", "little free disk space"),
     Rule("SYS005", "wsl1", "error", "WSL 1 has no GPU support"),
+    Rule(
+        "SYS006",
+        "container-without-gpus",
+        "error",
+        "a GPU container was started without its GPUs",
+        needs=frozenset({"system", "nvidia"}),
+    ),
     Rule("MAC001", "mps-unavailable", "warning", "Apple GPU (MPS) not available to torch"),
     # the smoke test (envcheck check --smoke)
     Rule("SMK001", "smoke-failed", "error", "a smoke test failed"),

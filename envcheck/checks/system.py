@@ -1,9 +1,12 @@
-"""Limits of the system and container: /dev/shm, memory, CPUs, disk, WSL; macOS MPS."""
+"""Limits of the system and container: /dev/shm, memory, CPUs, disk, WSL, a GPU container
+started without its GPUs; macOS MPS."""
 
 from __future__ import annotations
 
 from typing import List
 
+from ..containers import FIX as CONTAINER_FIX
+from ..containers import gpus_expected
 from ..facts import Facts
 from ..findings import Finding
 from ..report.style import size
@@ -77,8 +80,31 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
                 severity="error" if facts.torch.cuda else "warning",
             )
         )
+    findings += _container_without_gpus(facts)
     findings += _mps(facts)
     return findings
+
+
+def _container_without_gpus(facts: Facts) -> List[Finding]:
+    """SYS006: the container was built or started to have NVIDIA GPUs, but has none: no GPU
+    device, and NVML (probed, not simulated) failed."""
+    s, nv = facts.system, facts.nvidia
+    why = gpus_expected(facts.environment, s.container)
+    gpu_nodes = [n for n in nv.device_nodes if n.rstrip("0123456789") == "/dev/nvidia" != n]
+    if why is None or nv.gpus or gpu_nodes or nv.nvml.ok or nv.nvml.error is None:
+        return []
+    return [
+        RULES["SYS006"](
+            "This container expects NVIDIA GPUs but was started without them",
+            [
+                why,
+                f"container: {s.container or 'not detected (a CUDA image)'}",
+                "no /dev/nvidia0 device",
+                f"NVML: {nv.nvml.error}",
+            ],
+            CONTAINER_FIX,
+        )
+    ]
 
 
 def _mps(facts: Facts) -> List[Finding]:

@@ -214,3 +214,9 @@ def apply_overrides(facts: Facts, overrides: List[Override]) -> None:
         facts.overrides.append(f"{item.section}.{item.name}")
         if (item.section, item.name) == ("nvidia", "driver_version"):
             facts.nvidia.driver_version_source = "override"
+    named = {(o.section, o.name) for o in overrides}
+    if ("torch", "version") in named and ("torch", "dist_version") not in named:
+        # A simulated torch is one consistent install: its metadata says what its files say,
+        # or INS002 would blame the real files on disk for the simulation.
+        facts.torch.dist_version = facts.torch.version
+        facts.torch.installed = facts.torch.installed or bool(facts.torch.version)
