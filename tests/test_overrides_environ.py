@@ -130,3 +130,18 @@ def test_gpu_uuids_in_device_lists_are_redacted() -> None:
     value = "GPU-5a1e0c7f-3b1d-4c2e-9f8a-000000000000,MIG-9e1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d"
     assert redact_value(value) == "GPU-redacted,MIG-redacted"
     assert redact_value(value, show_ids=True) == value
+
+
+def test_overriding_only_the_torch_version_simulates_one_consistent_install() -> None:
+    """A simulated torch must not be judged against the real torch's files (INS002)."""
+    from tests.runner import envcheck
+
+    run = envcheck("check", "--no-deep", env={"ENVCHECK_FACT_TORCH_VERSION": "2.5.1+cu124"})
+    assert "INS002" not in run.stdout, run.stdout
+    assert "torch 2.5.1+cu124" in run.stdout.splitlines()[0]
+    facts = overridden({"ENVCHECK_FACT_TORCH_VERSION": "2.5.1+cu124"})
+    assert (facts.torch.installed, facts.torch.dist_version) == (True, "2.5.1+cu124")
+    both = overridden(
+        {"ENVCHECK_FACT_TORCH_VERSION": "2.5.1+cu124", "ENVCHECK_FACT_TORCH_DIST_VERSION": "2.13.0"}
+    )
+    assert both.torch.dist_version == "2.13.0"  # said explicitly: a mixed install, simulated
