@@ -51,12 +51,24 @@ def _load_tables(ctx: click.Context):
         ctx.exit(exitcodes.INTERNAL)
 
 
-def _probe(**kwargs):
+def _target(python: Optional[str]) -> dict:
+    """The interpreter the user means (--python, the activated environment, the project's
+    .venv, else envcheck's own; see envcheck.target) as probe arguments."""
+    import os
+
+    from ._cwd import current
+    from .target import choose
+
+    chosen = choose(python, os.environ, current())
+    return {"python": chosen.python, "chosen_because": chosen.reason}
+
+
+def _probe(python: Optional[str] = None, **kwargs):
     from .probes import InterpreterError, OverrideError
     from .probes import probe as run_probe
 
     try:
-        return run_probe(**kwargs)
+        return run_probe(**_target(python), **kwargs)
     except (OverrideError, InterpreterError) as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -245,7 +257,7 @@ def check(
         ctx,
         deep=deep,
         timeout=timeout,
-        python=python,
+        **_target(python),
         show_ids=show_ids,
         config=config,
         ignore=ignore,
@@ -428,15 +440,21 @@ def _run_install(plan, manager, facts, tables) -> int:
     from .install import plan_argv
 
     python = facts.python.executable or sys.executable
-    args = plan_argv(plan, manager, tables.uv_torch_backends)
+    if facts.python.externally_managed:
+        click.echo(
+            f"{python} is externally managed (PEP 668): pip refuses to install into it. Make a "
+            f"virtual environment first (`{python} -m venv .venv`) and run envcheck with "
+            "--python .venv/bin/python",
+            err=True,
+        )
+        return exitcodes.USAGE
+    argv = plan_argv(plan, manager, tables.uv_torch_backends, python=python)
     if manager == "uv":
         uv = shutil.which("uv")
         if uv is None:
             click.echo("uv is not on PATH; use --manager pip", err=True)
             return exitcodes.USAGE
-        argv = [uv, "pip", "install", "--python", python, *args[3:]]
-    else:
-        argv = [python, "-m", "pip", "install", *args[2:]]
+        argv[0] = uv
     click.echo("$ " + " ".join(argv))
     result = subprocess.run(argv, check=False)  # an argument list: no shell
     if result.returncode != 0:

@@ -153,6 +153,7 @@ def check(
     deep: bool = True,
     timeout: float = 60.0,
     python: Optional[str] = None,
+    chosen_because: Optional[str] = None,
     show_ids: bool = False,
     config: Optional[str] = None,
     requirements: Union[Requirements, bool, None] = None,
@@ -173,6 +174,8 @@ def check(
     False uses none; a Requirements value is used as given.
     smoke: True runs the suite (so does a project's ``smoke`` list); a sequence of
     results joins results already run.
+    python, chosen_because: the interpreter to describe (default: this one) and why
+    (the console script's choice, envcheck.target).
     observed: the Facts sections known (a pasted report); rules needing others are
     not judged. Default: everything a live probe fills, torch_runtime when ``deep``.
     Raises ConfigError (bad requirements), OverrideError / InterpreterError (a bad
@@ -196,7 +199,13 @@ def check(
     if facts is None:
         from .probes import probe
 
-        facts = probe(deep=deep, timeout=timeout, python=python, show_ids=show_ids)
+        facts = probe(
+            deep=deep,
+            timeout=timeout,
+            python=python,
+            show_ids=show_ids,
+            chosen_because=chosen_because,
+        )
     available = set(LIVE_SECTIONS if observed is None else observed)
     if observed is None and (deep or not live) and facts.torch_runtime.status != "not_run":
         available.add("torch_runtime")

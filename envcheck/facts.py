@@ -99,6 +99,12 @@ class PythonFacts:
     env_tool: Optional[str] = None  # conda, mamba, micromamba when env_kind == "conda"
     externally_managed: bool = False  # PEP 668: pip refuses to install here
     pip_version: Optional[str] = None  # None when pip is not installed
+    # Why envcheck describes this interpreter ("the activated virtual environment
+    # (VIRTUAL_ENV)", "--python", ...; see envcheck.target). None: a library call, itself.
+    chosen_because: Optional[str] = None
+    # Whether the `python` first on PATH is this one, so that a bare `pip install` reaches
+    # it; when False, commands name the interpreter (`PATH -m pip`). None: not known.
+    on_path: Optional[bool] = None
 
 
 # --------------------------------------------------------------------------- nvidia

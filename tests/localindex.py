@@ -353,11 +353,16 @@ def localize(
 
 
 def split_installer(argv: Sequence[str]) -> Tuple[str, List[str]]:
-    """``pip install X`` / ``python -m pip install X`` / ``uv pip install X`` ->
-    (``"pip"`` or ``"uv"``, ``["install", "X"]``)."""
+    """``pip install X`` / ``python -m pip install X`` / ``uv pip install [--python P] X`` ->
+    (``"pip"`` or ``"uv"``, ``["install", "X"]``): the command's own interpreter is dropped,
+    as the :class:`Venv` that runs it names its own."""
     args = list(argv)
     if args[:2] == ["uv", "pip"]:
-        return "uv", args[2:]
+        rest = args[2:]
+        if "--python" in rest:  # the interpreter is the Venv's that runs it (Venv.uv adds it)
+            at = rest.index("--python")
+            del rest[at : at + 2]
+        return "uv", rest
     if args[:1] in (["pip"], ["pip3"]):
         return "pip", args[1:]
     if len(args) >= 3 and args[1:3] == ["-m", "pip"]:

@@ -16,6 +16,14 @@ def envcheck(
     for name in list(full_env):
         if name.startswith("ENVCHECK_") or name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):
             del full_env[name]
+    # As a user runs it: with the test interpreter's environment activated (its bin first
+    # on PATH, VIRTUAL_ENV set), so envcheck describes it and a bare `pip` reaches it.
+    full_env.pop("CONDA_PREFIX", None)
+    full_env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + full_env.get("PATH", "")
+    if sys.prefix != sys.base_prefix:
+        full_env["VIRTUAL_ENV"] = sys.prefix
+    else:
+        full_env.pop("VIRTUAL_ENV", None)
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "envcheck", *args],

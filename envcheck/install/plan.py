@@ -144,6 +144,12 @@ class InstallPlan:
     wish: Wish = field(default_factory=Wish)
     # Set when the plan is for PyTorch's conda channel (Wish.manager conda, torch <= its last).
     conda: Optional[CondaCommand] = None
+    # The interpreter the commands must name (`PATH -m pip`, `uv pip install --python PATH`):
+    # set when the plan is for the described interpreter and a bare `pip` would not reach it.
+    interpreter: Optional[str] = None
+    # That interpreter is externally managed (PEP 668): pip refuses it, so the commands make
+    # a virtual environment first.
+    externally_managed: bool = False
 
     @property
     def index_url(self) -> Optional[str]:
@@ -243,6 +249,12 @@ def resolve(
         ".".join(facts.python.version.split(".")[:2]) if facts.python.version else None
     )
     plan = InstallPlan(ok=False, platform=str(target) if target else None, python=python, wish=wish)
+    plan.interpreter, plan.externally_managed = _interpreter(facts, python, target)
+    if plan.externally_managed:
+        plan.notes.append(
+            f"{plan.interpreter} is externally managed (PEP 668): pip refuses to install into "
+            "it, so the command makes a virtual environment (.venv) first"
+        )
     if target is None:
         plan.conflicts.append("PyTorch publishes no wheels for this platform")
         plan.ways_out.append("use Linux (x86_64, aarch64), Windows x86_64 or macOS arm64")
@@ -418,6 +430,20 @@ def resolve(
     if wish.manager == "conda":
         plan.ways_out.append("install the pip wheels into the conda environment (--manager pip)")
     return plan
+
+
+def _interpreter(
+    facts: Facts, python: Optional[str], target: Optional[Platform]
+) -> Tuple[Optional[str], bool]:
+    """(the interpreter the commands must name, whether it is externally managed), for a
+    plan that installs into the described interpreter; (None, False) for one made for
+    another Python or platform, whose interpreter is not here."""
+    py = facts.python
+    here = ".".join(py.version.split(".")[:2]) if py.version else None
+    if not py.executable or python != here or target != platform_of(facts):
+        return None, False
+    named = py.executable if py.on_path is False or py.externally_managed else None
+    return named, py.externally_managed
 
 
 def _platform(wish: Wish, facts: Facts, given: Union[Platform, str, None]) -> Optional[Platform]:

@@ -11,7 +11,8 @@ torchvision with ``--extra-index-url`` (1.8.2, the LTS: its own index
 
 from __future__ import annotations
 
-from typing import List, Sequence
+import shlex
+from typing import List, Optional, Sequence
 
 from packaging.version import Version
 
@@ -63,13 +64,38 @@ def uv_args(plan: InstallPlan, uv_backends: Sequence[str] = ()) -> List[str]:
     return pip_args(plan)
 
 
-def plan_argv(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> List[str]:
-    """The pip or uv command as an argument list (empty for project files and conda)."""
+def venv_python(plan: InstallPlan) -> str:
+    """The interpreter of a new ``.venv`` in the current folder, on the plan's platform."""
+    windows = plan.platform is not None and Platform.parse(plan.platform).is_windows
+    return ".venv\\Scripts\\python.exe" if windows else ".venv/bin/python"
+
+
+def plan_argv(
+    plan: InstallPlan, manager: str, uv_backends: Sequence[str] = (), python: Optional[str] = None
+) -> List[str]:
+    """The pip or uv command as an argument list (empty for project files and conda).
+
+    It installs into ``python`` when given (``--run``: the interpreter envcheck checked),
+    else into the plan's: a bare ``pip`` when the ``python`` first on PATH is it, else the
+    interpreter by path (``PATH -m pip``; uv: ``--python PATH``), and for an externally
+    managed one (PEP 668, where pip refuses) the new venv that :func:`render` makes first."""
+    interpreter = python or (venv_python(plan) if plan.externally_managed else plan.interpreter)
     if manager == "pip":
-        return ["pip", "install", *pip_args(plan)]
+        head = [interpreter, "-m", "pip"] if interpreter else ["pip"]
+        return [*head, "install", *pip_args(plan)]
     if manager == "uv":
-        return ["uv", "pip", "install", *uv_args(plan, uv_backends)]
+        target = ["--python", interpreter] if interpreter else []
+        return ["uv", "pip", "install", *target, *uv_args(plan, uv_backends)]
     return []
+
+
+def _make_venv(plan: InstallPlan, manager: str) -> str:
+    """The command that makes the venv an externally managed interpreter needs first."""
+    if manager == "uv":
+        return "uv venv .venv" + (
+            f" --python {shlex.quote(plan.interpreter)}" if plan.interpreter else ""
+        )
+    return f"{shlex.quote(plan.interpreter or 'python3')} -m venv .venv"
 
 
 def render(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> str:
@@ -77,7 +103,8 @@ def render(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> 
     if not plan.ok or not plan.torch:
         raise ValueError("nothing to render: the plan has no solution")
     if manager in ("pip", "uv"):
-        return " ".join(plan_argv(plan, manager, uv_backends))
+        line = " ".join(shlex.quote(arg) for arg in plan_argv(plan, manager, uv_backends))
+        return f"{_make_venv(plan, manager)} && {line}" if plan.externally_managed else line
     if manager == "requirements":
         lines = []
         if plan.index_url:

@@ -51,11 +51,13 @@ def probe(
     environ: Optional[Dict[str, str]] = None,
     root: Path = Path("/"),
     nvml: Optional[ModuleType] = None,
+    chosen_because: Optional[str] = None,
 ) -> Facts:
     """Observe this machine.
 
     deep: also import torch in a child process (bounded by ``timeout`` seconds).
     python: the interpreter whose environment to describe (default: this one).
+    chosen_because: why that interpreter (envcheck.target), recorded in Facts.
     show_ids: keep GPU UUIDs and the host name instead of redacting them.
     environ, root, nvml: the environment, filesystem root and NVML binding to
     read (tests and offline simulation; defaults are the real ones).
@@ -100,6 +102,7 @@ def probe(
             return default
 
     facts.python = guarded("python", lambda: probe_python(snap, env), facts.python)
+    facts.python.chosen_because = chosen_because
     disk_paths = [p for p in (_cwd(), facts.python.prefix or sys.prefix) if p]
     facts.system = guarded(
         "system",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from typing import Any, Dict, Optional
 
@@ -84,7 +85,23 @@ def probe_python(snap: Dict[str, Any], environ: Optional[Dict[str, str]] = None)
     )
     pips = scan(snap.get("sys_path", []), lambda n: n == "pip")
     facts.pip_version = pips[0].version if pips else None
+    facts.on_path = first_on_path(facts.executable, env)
     return facts
+
+
+def first_on_path(executable: str, env: Dict[str, str]) -> Optional[bool]:
+    """Whether ``executable`` is the ``python`` (or ``python3``) a shell finds first, by
+    folder: a bare ``pip install`` then reaches it. None when there is no PATH to read."""
+    if not executable or "PATH" not in env:
+        return None
+    folder = os.path.dirname(os.path.abspath(executable))
+    for name in ("python", "python3"):
+        found = shutil.which(name, path=env["PATH"])
+        if found:
+            return os.path.normcase(os.path.dirname(os.path.abspath(found))) == os.path.normcase(
+                folder
+            )
+    return False
 
 
 def _environment_kind(facts: PythonFacts, prefix: str, base: str, env: Dict[str, str]) -> None:

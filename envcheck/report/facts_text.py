@@ -118,6 +118,8 @@ def _python(facts: Facts) -> List[Row]:
         ("Interpreter", f"{py.version} ({py.implementation}{bits}) {py.executable}"),
         ("Environment", ", ".join(details)),
     ]
+    if py.chosen_because:
+        rows.append(("Chosen as", py.chosen_because))
     active = facts.environment.get("VIRTUAL_ENV")
     if active and py.prefix and active.rstrip("/\\") != py.prefix.rstrip("/\\"):
         exe = "Scripts\\python.exe" if facts.system.os == "Windows" else "bin/python"

@@ -55,6 +55,8 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
         s(f"envcheck {__version__} {report.command}", "bold")
         + s(f"  {_machine_line(facts)}", "dim")
     ]
+    if facts.python.chosen_because:  # the console script chose an interpreter: say which, why
+        lines.append(s(f"checking {facts.python.executable}: {facts.python.chosen_because}", "dim"))
     if report.diagnosis:
         lines.append(f"Read from the text: {', '.join(report.diagnosis['read'])}")
     if facts.overrides:
