@@ -17,6 +17,7 @@ from ._version import __version__
 if TYPE_CHECKING:
     from .core import Report
     from .facts import Facts
+    from .requirements import require as require
 
 __all__ = ["Facts", "Report", "RequirementError", "__version__", "check", "probe", "require"]
 
@@ -36,14 +37,6 @@ def probe(**kwargs: Any) -> Facts:
     return _probe(**kwargs)
 
 
-def require(**wishes: Any) -> Facts:
-    """Raise RequirementError unless this machine meets every requirement, e.g.
-    ``envcheck.require(torch=">=2.4", gpus=2, bf16=True)``; see envcheck.requirements."""
-    from .requirements import require as _require
-
-    return _require(**wishes)
-
-
 def __getattr__(name: str) -> Any:
     if name == "Facts":
         from .facts import Facts
@@ -53,6 +46,10 @@ def __getattr__(name: str) -> Any:
         from .core import Report
 
         return Report
+    if name == "require":  # the function itself, so editors and help() see its keywords
+        from .requirements import require
+
+        return require
     if name == "RequirementError":
         from .requirements import RequirementError
 

@@ -299,7 +299,9 @@ def check(
     "--with",
     "with_",
     metavar="PKGS",
-    help="Companions to pin, e.g. torchvision,torchaudio (default: those installed now).",
+    multiple=True,
+    help="Companions to pin, e.g. torchvision,torchaudio (repeat, or separate with commas; "
+    "default: those installed now; none: no companion).",
 )
 @click.option(
     "--keep",
@@ -337,7 +339,12 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
     from .install.plan import parse_python
 
     companions = (
-        tuple(c.strip() for c in with_.split(",") if c.strip() and c.strip() != "none")
+        tuple(
+            c.strip()
+            for item in with_
+            for c in item.split(",")
+            if c.strip() and c.strip() != "none"
+        )
         if with_
         else None
     )
@@ -350,12 +357,12 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
             platform=platform,
             manager=manager,
         )
-        check_wish(wish, PLATFORMS)
+        tables = _load_tables(ctx)
+        check_wish(wish, PLATFORMS, tables)
     except WishError as exc:
         raise click.UsageError(str(exc)) from None
     if run and manager not in ("pip", "uv"):
         raise click.UsageError("--run works with --manager pip or uv")
-    tables = _load_tables(ctx)
     if wish.python and wish.platform and wish.variant != "auto" and not keep:
         facts = Facts(python=PythonFacts(version=wish.python))  # planning for elsewhere: no probe
     else:
@@ -645,16 +652,31 @@ def diagnose(ctx, source, as_json, strict, ignore) -> None:
 @click.pass_context
 def explain(ctx, message) -> None:
     """Explain one error message: what it means, the fix, and the facts it carries.
+    MESSAGE `-` reads it from standard input (as `diagnose -` does).
 
-    Exit 0 when the message is recognised, 1 when it is not.
+    Exit 0 when the message is recognised, 1 when it is not, 2 for an empty message.
     """
     from .diagnose import explain as explain_message
+    from .diagnose import read_source
 
+    if message == "-":
+        import io
+
+        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        message, notes = read_source(stdin)  # bounded, as diagnose reads it
+        for note in notes:
+            click.echo(f"envcheck: {note}", err=True)
+    if not message.strip():
+        raise click.UsageError("the message is empty: give it as an argument, or `-` for stdin")
     tables = _load_tables(ctx)
     result = explain_message(message, tables)
     if result is None:
         click.echo(
-            "envcheck does not recognise this message (see `envcheck tables` for the catalogue's age)."
+            "envcheck does not recognise this message (see `envcheck tables` for the catalogue's "
+            "age).\nNext: give envcheck the whole log or report, `envcheck diagnose FILE` (or `-` "
+            "for stdin): it reads collect_env, nvidia-smi and pip output around the message; on the "
+            "machine that printed it, run `envcheck check`. A PyTorch or CUDA error envcheck should "
+            "know is worth an issue in envcheck's tracker, with the message."
         )
         ctx.exit(exitcodes.NOT_READY)
         return

@@ -121,6 +121,16 @@ class Report:
         out["follow_on"] = len(self.findings) - len(self.roots)
         return out
 
+    def counts_text(self) -> str:
+        """ "1 error, 2 warnings, 0 infos (+1 that follow from them)": every format says it so."""
+        counts = self.counts()
+        text = ", ".join(
+            f"{counts[s.value]} {s.value}{'' if counts[s.value] == 1 else 's'}" for s in Severity
+        )
+        if counts["follow_on"]:
+            text += f" (+{counts['follow_on']} that follow from them)"
+        return text
+
     @property
     def exit_code(self) -> int:
         from . import exitcodes

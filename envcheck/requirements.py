@@ -19,9 +19,10 @@ Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -464,28 +465,59 @@ def _backends(facts: Facts) -> Tuple[List[str], str]:
     return have, "from the build, without importing torch"
 
 
-def require(**wishes: Any) -> Facts:
+def require(
+    *,
+    torch: Optional[str] = None,
+    python: Optional[str] = None,
+    cuda: Optional[str] = None,
+    gpus: Optional[int] = None,
+    gpu_memory: Union[str, int, float, None] = None,
+    compute_capability: Optional[str] = None,
+    dtypes: Sequence[str] = (),
+    bf16: bool = False,
+    fp16: bool = False,
+    tf32: bool = False,
+    backend: Optional[str] = None,
+    smoke: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+) -> Facts:
     """Check this machine against requirements; raise RequirementError listing every unmet one.
 
         import envcheck
         envcheck.require(torch=">=2.4", gpus=2, bf16=True)
 
-    Keys are those of [tool.envcheck]; ``bf16=True`` (and fp16, tf32) is short for dtypes.
-    Returns the Facts when everything is met.
+    The keywords are the keys of [tool.envcheck]: ``torch``/``python`` version specifiers,
+    ``cuda`` the least CUDA of torch's build, ``gpus`` a count, ``gpu_memory`` per GPU
+    ("40GiB", or a number of GiB), ``compute_capability`` the least ("8.0"), ``dtypes``
+    (or ``bf16``/``fp16``/``tf32=True``), ``backend`` (nccl, gloo, ...), ``smoke`` tests to
+    run, ``ignore`` finding codes. Returns the Facts when everything is met.
+
+    When the calling process has already imported torch (a training script, on every rank
+    under torchrun), the facts that need torch are read from that import, in this process:
+    no child, no second import. envcheck never imports torch itself.
     """
     from .probes import probe
 
-    raw = dict(wishes)
-    dtypes = list(raw.pop("dtypes", []))
-    for short in DTYPES:
-        if raw.pop(short, False):
-            dtypes.append(short)
-    if dtypes:
-        raw["dtypes"] = dtypes
+    given: Dict[str, Any] = {
+        "torch": torch,
+        "python": python,
+        "cuda": cuda,
+        "gpus": gpus,
+        "gpu_memory": gpu_memory,
+        "compute_capability": compute_capability,
+        "backend": backend,
+    }
+    raw: Dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    wanted = list(dtypes) + [d for d, on in zip(DTYPES, (bf16, fp16, tf32)) if on]
+    for key, value in (("dtypes", wanted), ("smoke", list(smoke)), ("ignore", list(ignore))):
+        if value:
+            raw[key] = value
     req = parse_requirements(raw, "envcheck.require()")
     from .core import check
 
-    report = check(facts=probe(deep=req.needs_deep), requirements=req)
+    imported = sys.modules.get("torch")
+    facts = probe(deep=req.needs_deep, imported_torch=imported)
+    report = check(facts=facts, requirements=req)
     unmet = [f for f in report.findings if f.code.startswith("REQ")]
     causes = {f.caused_by for f in unmet if f.caused_by}
     unmet = [f for f in report.findings if f.code in causes] + unmet  # the root cause first

@@ -321,12 +321,13 @@ def test_unsatisfiable_wishes_say_what_conflicts(name, wish, conflict, way_out) 
     assert any(way_out in w for w in plan.ways_out), plan.ways_out
 
 
-def test_companion_without_a_release_is_left_out_with_a_note() -> None:
+def test_companion_without_a_release_takes_the_documented_compatible_one() -> None:
+    """torchaudio has no 2.13 release; 2.11.1 declares torch>=2.11 (AUDIO_REL_2111)."""
     plan = elsewhere("2.13.0", "cpu", "linux-x86_64", python="3.12")
-    assert [p.name for p in plan.packages] == ["torch", "torchvision"]
+    assert [(p.name, p.version) for p in plan.packages][2:] == [("torchaudio", "2.11.1")]
     assert (
-        "torchaudio has no release for torch 2.13.0: left out (torchaudio <2.12,>=2.11 works with it)"
-        in plan.notes
+        "torchaudio 2.11.1: torchaudio has no release for torch 2.13.0; "
+        "torchaudio <2.12,>=2.11 is documented to work with it" in plan.notes
     )
 
 

@@ -55,7 +55,6 @@ def loaded_libraries():
 
 def main():
     faulthandler.enable()
-    errors = {}  # type: dict
     emit(stage="import")
     try:
         import torch
@@ -68,6 +67,14 @@ def main():
             traceback="".join(traceback.format_exc()).strip()[-4000:],
         )
         return
+    describe(torch, emit)
+
+
+def describe(torch, emit):
+    """What an imported torch sees, as records passed to ``emit``. The child calls it after
+    its own import; envcheck.require() calls it in the training script's process when that
+    process has already imported torch (no second import, no child)."""
+    errors = {}  # type: dict
     emit(
         stage="cuda",
         version=getattr(torch, "__version__", None),

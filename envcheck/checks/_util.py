@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from packaging.version import Version
 
 from ..compat import (  # noqa: F401 - re-exported for the checks
@@ -73,3 +75,32 @@ def what_fits(facts: Facts, tables: Tables) -> str:
             f"newer for its {upgrade[0]} build."
         )
     return text
+
+
+def torch_for_toolkit(facts: Facts, tables: Tables, cuda: Version) -> Optional[str]:
+    """A torch build for the CUDA of this nvcc that the resolver says runs here, as
+    "torch 2.13.0+cu130": a build for the same CUDA minor first; else, of the same major
+    (extensions need only the major to match), the installed torch's version in another
+    build, else the newest. None when the tables know none that is known to fit: a
+    suggestion never names a build that does not exist or cannot run."""
+    from ..install import installed_wish, resolve
+    from ..install.plan import known_variants
+
+    installed = torch_version(facts)
+    best = None
+    for variant in known_variants(tables):
+        if not (variant.is_cuda and variant.cuda and variant.cuda.major == cuda.major):
+            continue
+        plan = resolve(facts, tables, installed_wish(facts, variant=str(variant)))
+        if not plan.ok or plan.unverified or not plan.torch:
+            continue
+        version = Version(plan.torch)
+        rank = (
+            (variant.cuda.major, variant.cuda.minor) == (cuda.major, cuda.minor),
+            installed is not None and version == Version(installed.base_version),
+            version,
+            variant,
+        )
+        if best is None or rank > best[0]:
+            best = (rank, f"torch {plan.torch}+{plan.variant}")
+    return best[1] if best else None

@@ -89,28 +89,29 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
             )
         ]
     if verdict.level == "minor":
-        caveats = " ".join(c.text for c in tables.caveats)
         if verdict.full_from is not None:
-            upgrade = (
-                f"Upgrade the driver to {verdict.full_from} or newer for full support ({full})."
-            )
+            upgrade = f"For full support, upgrade the driver to {verdict.full_from} or newer."
         elif verdict.full_branch is not None:
-            upgrade = (
-                f"Upgrade to an R{verdict.full_branch} driver or newer for full support ({full})."
-            )
+            upgrade = f"For full support, upgrade to an R{verdict.full_branch} driver or newer."
         else:
-            upgrade = f"The driver that gives full support is not known: {full}."
+            upgrade = "The driver that gives full support is not known (see above)."
+        # NVIDIA's caveats (tables.caveats, quoted with sources) are the why; the fix says
+        # what they mean for torch in two sentences and points to the page.
         return [
             RULES["DRV002"](
                 f"CUDA {cuda} runs on this driver only through minor-version compatibility",
                 evidence,
-                "Most of torch works. Not covered: features that need the newer driver "
-                "(cudaErrorCallRequiresNewerDriver), and PTX of a newer CUDA, which the driver cannot "
-                "JIT-compile (torch.compile/Triton kernels, builds without native kernels for a GPU). "
-                f"{upgrade} " + caveats,
+                "Most of torch works; what does not: PTX that the driver must JIT-compile "
+                "(torch.compile/Triton kernels, a GPU this build has no native kernels for) and "
+                f"features that need the newer driver. {upgrade} Details: {MINOR_COMPAT_DOC}",
             )
         ]
     return []
+
+
+MINOR_COMPAT_DOC = (
+    "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
+)
 
 
 def _full_text(verdict: DriverVerdict) -> str:

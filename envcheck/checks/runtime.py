@@ -11,7 +11,7 @@ from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
-from ._util import gpu_list, has_nvidia_gpu
+from ._util import gpu_list, has_nvidia_gpu, torch_for_toolkit
 
 # (pattern in the import error, cause, fix)
 _IMPORT_CAUSES: List[Tuple[re.Pattern, str, str]] = [
@@ -47,7 +47,7 @@ _SHADOWABLE = re.compile(r"/lib(cudnn|nccl|cublas|cublasLt|cudart|nvrtc|nvJitLin
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
     findings = _import(facts) + _cuda_unavailable(facts) + _shadowed(facts) + _other_torch(facts)
-    findings += _nvcc(facts)
+    findings += _nvcc(facts, tables)
     return findings
 
 
@@ -169,7 +169,7 @@ def _other_torch(facts: Facts) -> List[Finding]:
     ]
 
 
-def _nvcc(facts: Facts) -> List[Finding]:
+def _nvcc(facts: Facts, tables: Tables) -> List[Finding]:
     nvcc = parse_version(facts.toolkit.nvcc_version)
     cuda = parse_version(facts.torch.cuda) if facts.torch.installed else None
     if nvcc is None or cuda is None:
@@ -177,6 +177,14 @@ def _nvcc(facts: Facts) -> List[Finding]:
     if (nvcc.major, nvcc.minor) == (cuda.major, cuda.minor):
         return []
     major = nvcc.major != cuda.major
+    other = torch_for_toolkit(facts, tables, nvcc)
+    instead = (
+        f", or install {other}, which this machine runs (`envcheck install --variant "
+        f"{other.rsplit('+', 1)[1]}`)."
+        if other
+        else f". No torch build for CUDA {nvcc.major}.x is known to run on this machine, so "
+        "the toolkit is the one to change."
+    )
     return [
         RULES["TK001"](
             f"nvcc is CUDA {nvcc.major}.{nvcc.minor}, torch was built with CUDA {cuda}",
@@ -191,7 +199,7 @@ def _nvcc(facts: Facts) -> List[Finding]:
                 if major
                 else "Building extensions works, with a warning. "
             )
-            + f"Install the CUDA {cuda} toolkit and point CUDA_HOME at it, or a torch built for CUDA {nvcc.major}.{nvcc.minor}.",
+            + f"Install the CUDA {cuda} toolkit and point CUDA_HOME at it{instead}",
             severity=None if major else "info",
         )
     ]

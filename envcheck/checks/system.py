@@ -30,16 +30,18 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
             if s.container != "kubernetes"
             else "Mount an emptyDir with `medium: Memory` at /dev/shm"
         )
+        tiny = s.shm_total < 256 * 1024**2  # Docker's 64 MB: certain to fail, not a risk
+        outcome = "will fail" if tiny else "may run out of it"
         findings.append(
             RULES["SYS001"](
-                f"/dev/shm is {size(s.shm_total)}: DataLoader workers and NCCL will fail",
+                f"/dev/shm is {size(s.shm_total)}: DataLoader workers and NCCL {outcome}",
                 [
                     f"/dev/shm {size(s.shm_total)}, {size(s.shm_free)} free",
                     f"container: {s.container or 'none detected'}",
                 ],
                 fix + '. With a small /dev/shm, DataLoader workers die with "Bus error" and NCCL '
                 "falls back or fails; 64 MB is Docker's default.",
-                severity="error" if s.shm_total < 256 * 1024**2 else None,
+                severity="error" if tiny else None,
             )
         )
     if s.cgroup.memory_limit and s.memory_total and s.cgroup.memory_limit < s.memory_total:

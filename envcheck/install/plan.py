@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -184,10 +184,19 @@ def parse_torch_wish(text: str) -> Tuple[Optional[SpecifierSet], str]:
         ) from None
 
 
-def check_wish(wish: Wish, platforms: Sequence[str]) -> None:
+def check_wish(wish: Wish, platforms: Sequence[str], tables: Optional[Tables] = None) -> None:
+    """Raise WishError for a wish no plan can answer: a malformed value, or (with
+    ``tables``) a variant that no release of any platform or manager ever had."""
     parse_torch_wish(wish.torch)
     if wish.variant != "auto" and Variant.maybe(wish.variant) is None:
         raise WishError(f"--variant {wish.variant!r}: use auto, cpu, cuXYZ (cu128), rocmX.Y or xpu")
+    if wish.variant != "auto" and tables is not None:
+        known = known_variants(tables)
+        if Variant.parse(wish.variant) not in known:
+            raise WishError(
+                f"--variant {wish.variant}: no torch release in the tables was built for it; "
+                f"known: {', '.join(str(v) for v in sorted(known))}"
+            )
     if wish.python is not None and not _PY.match(wish.python):
         raise WishError(f"--python {wish.python!r}: give a Python version like 3.12")
     if wish.platform is not None and wish.platform not in platforms:
@@ -362,7 +371,7 @@ def resolve(
                 unknown = next(str(w) for w in reasons if isinstance(w, Unknown))
                 plan.notes.append(f"passed over torch {other}, not known to fit: {unknown}")
         plan.packages = [Package("torch", str(version))]
-        _companions(plan, facts, release, version, wish, variant)
+        _companions(plan, facts, tables, release, version, wish, variant)
         _conda_plan(plan, tables, release, version, variant, target, skipped_patches)
         _triton(plan, facts, release, variant)
         _local_labels(plan, facts, target)
@@ -575,6 +584,16 @@ def _xpu(release: Release, platform: Platform) -> Optional[bool]:
     if str(platform) == "windows-x86_64":
         return release.windows_xpu if release.windows_xpu is not None else release.xpu
     return release.xpu if str(platform) == "linux-x86_64" else False
+
+
+def known_variants(tables: Tables) -> Set[Variant]:
+    """Every variant any release was published in, on any platform, by pip or conda."""
+    known = {
+        v for r in tables.releases for p in r.platforms for v in variants_of(r, Platform.parse(p))
+    }
+    if tables.conda is not None:
+        known |= {Variant.parse(b.variant) for c in tables.conda.releases for b in c.builds}
+    return known
 
 
 def variants_of(release: Release, platform: Platform) -> List[Variant]:
@@ -966,6 +985,7 @@ def _rocm_kernels(
 def _companions(
     plan: InstallPlan,
     facts: Facts,
+    tables: Tables,
     release: Release,
     version: Version,
     wish: Wish,
@@ -992,8 +1012,29 @@ def _companions(
             )
         else:
             also = release.compatible.get(name)
-            extra = f" ({name} {also} works with it)" if also else ""
-            plan.notes.append(f"{name} has no release for torch {version}: left out{extra}")
+            pick = _compatible_companion(tables, name, also) if also else None
+            if pick:  # e.g. torchaudio 2.11.1 (torch>=2.11) for torch 2.12-2.14
+                plan.packages.append(Package(name, pick))
+                plan.notes.append(
+                    f"{name} {pick}: {name} has no release for torch {version}; "
+                    f"{name} {also} is documented to work with it"
+                )
+            else:
+                extra = f" ({name} {also} works with it)" if also else ""
+                plan.notes.append(f"{name} has no release for torch {version}: left out{extra}")
+
+
+def _compatible_companion(tables: Tables, name: str, wanted: SpecifierSet) -> Optional[str]:
+    """The newest version of a companion that the tables pair with any release and that
+    satisfies ``wanted``, the range a release's ``compatible`` field documents."""
+    known = {
+        Version(v)
+        for r in tables.releases
+        for v in (r.torchvision if name == "torchvision" else r.torchaudio).values()
+        if v
+    }
+    fits = sorted(v for v in known if v in wanted)
+    return str(fits[-1]) if fits else None
 
 
 def _conda_channel(tables: Tables, wish: Wish, release: Release) -> Optional[CondaChannel]:

@@ -52,12 +52,16 @@ def probe(
     root: Path = Path("/"),
     nvml: Optional[ModuleType] = None,
     chosen_because: Optional[str] = None,
+    imported_torch: Optional[ModuleType] = None,
 ) -> Facts:
     """Observe this machine.
 
     deep: also import torch in a child process (bounded by ``timeout`` seconds).
     python: the interpreter whose environment to describe (default: this one).
     chosen_because: why that interpreter (envcheck.target), recorded in Facts.
+    imported_torch: the torch module this process has already imported (require() in a
+    training script): the deep facts are read from it here, with no child and no second
+    import. Only with ``python`` None (this interpreter).
     show_ids: keep GPU UUIDs and the host name instead of redacting them.
     environ, root, nvml: the environment, filesystem root and NVML binding to
     read (tests and offline simulation; defaults are the real ones).
@@ -77,7 +81,8 @@ def probe(
     target = snap.get("executable") or python or sys.executable
 
     deep_probe: Optional[DeepProbe] = None
-    if deep and snap.get("torch_origin"):
+    in_process = deep and imported_torch is not None and python is None
+    if deep and snap.get("torch_origin") and not in_process:
         deep_probe = DeepProbe(target, timeout=timeout, env=env)
 
     from ..facts import Facts, ProbeError, TorchRuntimeFacts
@@ -123,7 +128,13 @@ def probe(
     facts.toolkit = guarded("toolkit", lambda: probe_toolkit(env), facts.toolkit)
     facts.environment = guarded("environment", lambda: probe_environ(env, show_ids), {})
 
-    if deep_probe is not None:
+    if in_process:
+        from .torch_deep import describe_imported
+
+        facts.torch_runtime = guarded(
+            "torch_runtime", lambda: describe_imported(imported_torch), facts.torch_runtime
+        )
+    elif deep_probe is not None:
         facts.torch_runtime = guarded("torch_runtime", deep_probe.result, facts.torch_runtime)
     elif deep:
         facts.torch_runtime = TorchRuntimeFacts(status="not_installed")

@@ -13,6 +13,7 @@ overlaps the second-long torch import with its own static work.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Dict, Optional
 
 from .. import _proc
@@ -81,6 +82,26 @@ def probe_torch_deep(
     python: str, timeout: float = DEFAULT_TIMEOUT, env: Optional[Dict[str, str]] = None
 ) -> TorchRuntimeFacts:
     return DeepProbe(python, timeout, env).result()
+
+
+def describe_imported(torch: Any) -> TorchRuntimeFacts:
+    """The deep probe's facts from a torch this process has already imported: the child's
+    own queries (``describe``), run here. Only for a caller that imported torch itself;
+    envcheck never imports torch in its own process."""
+    records: Dict[str, Any] = {"stage": "start"}
+    start = time.monotonic()
+    try:
+        child_script.describe(torch, lambda **record: records.update(record))
+    except Exception as exc:  # a torch too odd for the queries: say so, as the child would
+        facts = TorchRuntimeFacts(stage=str(records.get("stage")), status="error")
+        facts.error = f"{type(exc).__name__}: {exc}"
+        return facts
+    facts = TorchRuntimeFacts(
+        stage=str(records.get("stage")), duration_s=round(time.monotonic() - start, 3)
+    )
+    _fill(facts, records)
+    facts.status = "ok"
+    return facts
 
 
 def parse_records(stdout: str) -> Dict[str, Any]:

@@ -29,16 +29,14 @@ def _md_cell(text: str) -> str:
 
 def render_markdown(report: Report) -> str:
     facts = report.facts
-    counts = report.counts()
     gpus = ", ".join(g.name or "GPU" for g in facts.nvidia.gpus) or "no GPU"
     torch = facts.torch.version if facts.torch.installed else "not installed"
-    follow = f" (+{counts['follow_on']} that follow from them)" if counts["follow_on"] else ""
     lines = [
         f"## envcheck: {'✅ ready' if report.ready else '❌ not ready'}",
         "",
         f"torch {torch} · Python {facts.python.version} · driver {facts.nvidia.driver_version or 'none'} · {gpus}",
         "",
-        f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos{follow}",
+        report.counts_text(),
     ]
     if report.findings:
         lines += ["", "| | code | finding | fix |", "|---|---|---|---|"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 import textwrap
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
 from .._version import __version__
 from ..facts import Facts
@@ -20,12 +20,27 @@ _COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 _MARK = {"error": "x", "warning": "!", "info": "i"}
 
 
-def _machine_line(facts: Facts) -> str:
-    gpus = [g.name or "GPU" for g in facts.nvidia.gpus]
-    gpu = f"{len(gpus)}x {gpus[0]}" if gpus and len(set(gpus)) == 1 else ", ".join(gpus) or "no GPU"
-    torch = f"torch {facts.torch.version}" if facts.torch.installed else "no torch"
-    driver = f"driver {facts.nvidia.driver_version}" if facts.nvidia.driver_version else "no driver"
-    return f"{torch} · Python {facts.python.version} · {driver} · {gpu}"
+def _machine_line(facts: Facts, observed: Optional[Iterable[str]] = None) -> str:
+    """torch · Python · driver · GPUs. For a pasted report (``observed``: the Facts sections
+    the text gave), a section it did not give is "not in the text", never "no torch"."""
+    seen = None if observed is None else set(observed)
+    if seen is not None and "nvidia" not in seen:
+        nvidia = "driver and GPUs: not in the text"
+    else:
+        names = [g.name or "GPU" for g in facts.nvidia.gpus]
+        one = names and len(set(names)) == 1
+        gpus = f"{len(names)}x {names[0]}" if one else ", ".join(names) or "no GPU"
+        driver = facts.nvidia.driver_version
+        nvidia = f"{'driver ' + driver if driver else 'no driver'} · {gpus}"
+    if seen is not None and "torch" not in seen:
+        torch = "torch: not in the text"
+    else:
+        torch = f"torch {facts.torch.version}" if facts.torch.installed else "no torch"
+    if seen is not None and "python" not in seen:
+        python = "Python: not in the text"
+    else:
+        python = f"Python {facts.python.version}"
+    return f"{torch} · {python} · {nvidia}"
 
 
 def _finding(f: Finding, s: Style, width: int, indent: str = "") -> List[str]:
@@ -53,7 +68,7 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
     facts = report.facts
     lines = [
         s(f"envcheck {__version__} {report.command}", "bold")
-        + s(f"  {_machine_line(facts)}", "dim")
+        + s(f"  {_machine_line(facts, (report.diagnosis or {}).get('observed'))}", "dim")
     ]
     if facts.python.chosen_because:  # the console script chose an interpreter: say which, why
         lines.append(s(f"checking {facts.python.executable}: {facts.python.chosen_because}", "dim"))
@@ -86,10 +101,7 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
     if report.diagnosis:
         lines += [f"note: {n}" for n in report.diagnosis.get("notes", [])]
     lines.append("")
-    counts = report.counts()
-    detail = ", ".join(f"{counts[sev]} {sev}{'s' if counts[sev] != 1 else ''}" for sev in _COLOR)
-    if counts["follow_on"]:
-        detail += f" (+{counts['follow_on']} that follow from them)"
+    detail = report.counts_text()
     tone = "green" if report.ready else "red"
     verdict = str(report.verdict).upper()
     if report.ready and report.unverified:  # unknown is never plain "fine"
