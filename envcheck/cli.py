@@ -382,9 +382,13 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
     plan = resolve(facts, tables, wish)
     command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
     if as_json:
-        out = plan.to_dict()
-        out.update(manager=manager, command=command)
-        click.echo(json.dumps(out, indent=2))
+        from .install import plan_argv, plan_steps
+        from .report.documents import plan_document
+
+        backends = tables.uv_torch_backends
+        argv = plan_argv(plan, manager, backends) if plan.ok else []
+        steps = plan_steps(plan, manager, backends) if plan.ok else []
+        click.echo(json.dumps(plan_document(plan, manager, command, argv, steps), indent=2))
         ctx.exit(exitcodes.OK if plan.ok else exitcodes.NOT_READY)
     _print_plan(plan, command)
     if not plan.ok:
@@ -579,9 +583,9 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
     )
     failed = any(r.failed for r in results)
     if as_json:
-        click.echo(
-            json.dumps({"passed": not failed, "results": [r.to_dict() for r in results]}, indent=2)
-        )
+        from .report.documents import smoke_document
+
+        click.echo(json.dumps(smoke_document(results), indent=2))
     else:
         click.echo(verdict_line(results, color), color=color)
     ctx.exit(exitcodes.NOT_READY if failed else exitcodes.OK)
@@ -745,7 +749,9 @@ def tables(ctx: click.Context, as_json: bool) -> None:
             }
             for name, f in t.files.items()
         }
-        click.echo(json.dumps(out, indent=2))
+        from .report.documents import tables_document
+
+        click.echo(json.dumps(tables_document(out), indent=2))
         return
     for name, f in t.files.items():
         where = "built-in" if f.builtin else "from --tables"

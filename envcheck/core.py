@@ -59,13 +59,17 @@ class Advice:
     plan: InstallPlan
     manager: str
     command: Optional[str]  # None when nothing fits (the plan says why)
-    argv: Tuple[str, ...]  # the command as an argument list (pip and uv)
+    argv: Tuple[str, ...]  # the install command as an argument list (pip and uv)
     fixes: Tuple[str, ...]  # the codes of the findings it fixes
+    # every command to run, in order (a venv first for a PEP 668 interpreter); ``command``
+    # is these joined as a shell would
+    steps: Tuple[Tuple[str, ...], ...] = ()
 
     def to_dict(self) -> Dict[str, Any]:
         return {
             "command": self.command,
             "argv": list(self.argv),
+            "steps": [list(step) for step in self.steps],
             "manager": self.manager,
             "fixes": list(self.fixes),
             "reason": self.plan.reasons[0] if self.plan.reasons else None,
@@ -327,7 +331,7 @@ def _advice(
 ) -> Optional[Advice]:
     """The one install plan: keep what is installed where it fits, else the least change
     (and the project's torch specifier, when it has one)."""
-    from .install import installed_wish, plan_argv, render, resolve
+    from .install import installed_wish, plan_argv, plan_steps, render, resolve
 
     fixes = [f for f in sorted(findings, key=sort_key) if RULES[f.code].install_fix]
     roots = [f for f in fixes if f.caused_by is None]
@@ -337,7 +341,10 @@ def _advice(
     plan = resolve(facts, tables, installed_wish(facts, torch=torch, manager=manager))
     command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
     argv = tuple(plan_argv(plan, manager, tables.uv_torch_backends)) if plan.ok else ()
-    return Advice(plan, manager, command, argv, tuple(f.code for f in roots))
+    steps = (
+        tuple(map(tuple, plan_steps(plan, manager, tables.uv_torch_backends))) if plan.ok else ()
+    )
+    return Advice(plan, manager, command, argv, tuple(f.code for f in roots), steps)
 
 
 def smoke_findings(results: Sequence[SmokeResult]) -> List[Finding]:

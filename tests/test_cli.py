@@ -236,6 +236,8 @@ def test_tables_command_and_env_var(tmp_path: Path) -> None:
     assert out.returncode == 0
     assert "torch_releases  as of" in out.stdout and "range: 1.8 to 2.15" in out.stdout
     data = json.loads(envcheck("tables", "--json").stdout)
+    assert data["schema_version"] == 1
+    data = data["tables"]
     assert data["cuda_driver"]["builtin"] is True and data["gpu_arches"]["gpu_models"] > 100
     from envcheck.tables import builtin_dir
 
@@ -243,6 +245,7 @@ def test_tables_command_and_env_var(tmp_path: Path) -> None:
     newer["as_of"] = "2027-03-01"
     (tmp_path / "torch_releases.json").write_text(json.dumps(newer))
     data = json.loads(envcheck("tables", "--json", env={"ENVCHECK_TABLES": str(tmp_path)}).stdout)
+    data = data["tables"]
     assert (
         data["torch_releases"]["as_of"] == "2027-03-01"
         and data["torch_releases"]["builtin"] is False

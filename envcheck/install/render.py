@@ -89,22 +89,33 @@ def plan_argv(
     return []
 
 
-def _make_venv(plan: InstallPlan, manager: str) -> str:
-    """The command that makes the venv an externally managed interpreter needs first."""
+def plan_steps(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> List[List[str]]:
+    """The pip or uv commands to run in order, each an argument list: the install, after
+    the venv an externally managed interpreter needs first. Empty for conda and files."""
+    install = plan_argv(plan, manager, uv_backends)
+    if not install or not plan.externally_managed:
+        return [install] if install else []
     if manager == "uv":
-        return "uv venv .venv" + (
-            f" --python {shlex.quote(plan.interpreter)}" if plan.interpreter else ""
-        )
-    return f"{shlex.quote(plan.interpreter or 'python3')} -m venv .venv"
+        make = [
+            "uv",
+            "venv",
+            ".venv",
+            *(["--python", plan.interpreter] if plan.interpreter else []),
+        ]
+    else:
+        make = [plan.interpreter or "python3", "-m", "venv", ".venv"]
+    return [make, install]
 
 
 def render(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> str:
     """The command or snippet for ``manager``; ``uv_backends`` from the installers table."""
     if not plan.ok or not plan.torch:
         raise ValueError("nothing to render: the plan has no solution")
-    if manager in ("pip", "uv"):
-        line = " ".join(shlex.quote(arg) for arg in plan_argv(plan, manager, uv_backends))
-        return f"{_make_venv(plan, manager)} && {line}" if plan.externally_managed else line
+    if manager in ("pip", "uv"):  # the display string is the steps, joined as a shell would
+        return " && ".join(
+            " ".join(shlex.quote(a) for a in step)
+            for step in plan_steps(plan, manager, uv_backends)
+        )
     if manager == "requirements":
         lines = []
         if plan.index_url:
