@@ -244,14 +244,16 @@ def check(
     2 usage error, 3 envcheck could not run (e.g. unreadable tables, a --junit file it
     could not write).
     """
+    from .report import progress as waits
+
     fmt = "json" if as_json else (fmt or "text")
-    show = sys.stderr.isatty() and fmt == "text"
+    show = waits.on_terminal()
 
     def progress(kind, label, elapsed, result) -> None:
         if kind == "tick" and show:
-            click.echo(f"\r  running {label} ... {elapsed:4.1f} s", nl=False, err=True)
+            waits.show(f"running {label}", elapsed)
         elif kind == "done" and show:
-            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
+            waits.clear()
 
     report = _run_core(
         ctx,
@@ -266,6 +268,7 @@ def check(
         smoke_timeout=timeout,
         on_smoke=progress,
         manager=manager,
+        progress=True,
     )
     if not _emit(report, fmt, junit):
         ctx.exit(exitcodes.INTERNAL)  # the report asked for is missing: CI must not pass
@@ -416,30 +419,34 @@ def _refuse_foreign(wish, facts) -> None:
 
 
 def _print_plan(plan, command) -> None:
+    """The plan in lines that fit the terminal (envcheck.report.wrap); the command is never
+    broken inside an argument, and a long one is continued with `` \\``."""
+    from .report.wrap import command_lines, command_width, terminal_width, wrap
+
+    width = terminal_width()
     where = f"Python {plan.python} on {plan.platform}"
+    out: List[str] = []
     if not plan.ok:
         # The machine, not only the Python: the conflict may be the driver or the board.
-        click.echo(f"No torch fits this machine ({where}):", err=False)
-        for c in plan.conflicts:
-            click.echo(f"  - {c}")
+        out += wrap(f"No torch fits this machine ({where}):", width, rest="  ")
+        out += [x for c in plan.conflicts for x in wrap(c, width, first="  - ")]
         if plan.ways_out:
-            click.echo("Ways out:")
-            for w in plan.ways_out:
-                click.echo(f"  - {w}")
+            out.append("Ways out:")
+            out += [x for w in plan.ways_out for x in wrap(w, width, first="  - ")]
+        click.echo("\n".join(out))
         return
-    click.echo(f"torch {plan.torch}+{plan.variant} for {where}")
-    for r in plan.reasons:
-        click.echo(f"  {r}")
-    for n in plan.notes:
-        click.echo(f"  note: {n}")
-    for u in plan.unverified:
-        click.echo(f"  not verified: {u}")
+    out += wrap(f"torch {plan.torch}+{plan.variant} for {where}", width, rest="  ")
+    out += [x for r in plan.reasons for x in wrap(r, width, first="  ", rest="    ")]
+    out += [x for n in plan.notes for x in wrap(n, width, first="  note: ", rest="        ")]
+    out += [
+        x for u in plan.unverified for x in wrap(u, width, first="  not verified: ", rest="    ")
+    ]
     if plan.changes:
-        click.echo("  what changes against the installed torch:")
-        for c in plan.changes:
-            click.echo(f"    - {c}")
-    click.echo("")
-    click.echo(command)
+        out += wrap("what changes against the installed torch:", width, first="  ", rest="    ")
+        out += [x for c in plan.changes for x in wrap(c, width, first="    - ")]
+    out.append("")
+    out += command_lines(command, command_width(width), first="", rest="")
+    click.echo("\n".join(out))
 
 
 def _run_install(plan, manager, facts, tables) -> int:
@@ -515,14 +522,15 @@ def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
     """Run the suite; on a terminal show what runs and for how long, and hand each
     finished result to ``on_result`` (so results appear as they come)."""
     from .core import smoke_devices
+    from .report import progress as waits
     from .smoke.runner import DEFAULT_TESTS, run_suite
 
     def progress(kind, label, elapsed, result):
         if kind == "tick" and show_progress:
-            click.echo(f"\r  running {label} ... {elapsed:4.1f} s", nl=False, err=True)
+            waits.show(f"running {label}", elapsed)
         elif kind == "done":
             if show_progress:
-                click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
+                waits.clear()
             if on_result is not None:
                 on_result(result)
 
@@ -565,6 +573,7 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
                 "--distributed runs under torchrun (RANK, WORLD_SIZE, MASTER_ADDR unset)"
             )
         ctx.exit(run(timeout))
+    from .report.progress import on_terminal
     from .report.smoke_text import result_lines, verdict_line
     from .report.style import use_color
 
@@ -578,7 +587,7 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
     results = _run_smoke(
         timeout,
         extras,
-        show_progress=sys.stderr.isatty() and not as_json,
+        show_progress=on_terminal(),
         on_result=None if as_json else show,
     )
     failed = any(r.failed for r in results)
@@ -675,19 +684,32 @@ def explain(ctx, message) -> None:
     tables = _load_tables(ctx)
     result = explain_message(message, tables)
     if result is None:
+        from .report.wrap import terminal_width, wrap
+
         click.echo(
-            "envcheck does not recognise this message (see `envcheck tables` for the catalogue's "
-            "age).\nNext: give envcheck the whole log or report, `envcheck diagnose FILE` (or `-` "
-            "for stdin): it reads collect_env, nvidia-smi and pip output around the message; on the "
-            "machine that printed it, run `envcheck check`. A PyTorch or CUDA error envcheck should "
-            "know is worth an issue in envcheck's tracker, with the message."
+            "\n".join(
+                wrap(
+                    "envcheck does not recognise this message (see `envcheck tables` for the "
+                    "catalogue's age).\nNext: give envcheck the whole log or report, `envcheck "
+                    "diagnose FILE` (or `-` for stdin): it reads collect_env, nvidia-smi and pip "
+                    "output around the message; on the machine that printed it, run `envcheck "
+                    "check`. A PyTorch or CUDA error envcheck should know is worth an issue in "
+                    "envcheck's tracker, with the message.",
+                    terminal_width(),
+                    rest="  ",
+                )
+            )
         )
         ctx.exit(exitcodes.NOT_READY)
         return
+    from .report.wrap import terminal_width, wrap
+
+    width = terminal_width()
     for finding in result.findings:
-        click.echo(f"{finding.name}: {finding.title}")
-        click.echo(f"  matched: {finding.evidence[0]}")
-        click.echo(f"  {finding.fix}")
+        lines = wrap(f"{finding.name}: {finding.title}", width, rest="  ")
+        lines += wrap(finding.evidence[0], width, first="  matched: ", rest="    ")
+        lines += wrap(finding.fix or "", width, first="  ")
+        click.echo("\n".join(lines))
     f = result.facts
     maybe = [
         f"the driver supports CUDA {f.nvidia.cuda_driver_version}"
@@ -699,7 +721,11 @@ def explain(ctx, message) -> None:
     ]
     carried: List[str] = [c for c in maybe if c]
     if carried:
-        click.echo("  facts in the message: " + "; ".join(carried))
+        click.echo(
+            "\n".join(
+                wrap("; ".join(carried), width, first="  facts in the message: ", rest="    ")
+            )
+        )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -753,13 +779,17 @@ def tables(ctx: click.Context, as_json: bool) -> None:
 
         click.echo(json.dumps(tables_document(out), indent=2))
         return
+    from .report.wrap import terminal_width, wrap
+
+    width = terminal_width()
     for name, f in t.files.items():
         where = "built-in" if f.builtin else "from --tables"
-        click.echo(f"{name}  as of {f.as_of} ({ages[name]} days old, {where})")
-        click.echo(f"  {f.path}")
+        lines = wrap(f"{name}  as of {f.as_of} ({ages[name]} days old, {where})", width, rest="  ")
+        lines += wrap(str(f.path), width, first="  ")
         for key, value in info[name].items():
             shown = ", ".join(map(str, value)) if isinstance(value, list) else value
-            click.echo(f"  {key.replace('_', ' ')}: {shown}")
+            lines += wrap(f"{key.replace('_', ' ')}: {shown}", width, first="  ", rest="    ")
+        click.echo("\n".join(lines))
 
 
 @cli.command(context_settings=CONTEXT)
@@ -775,7 +805,7 @@ def probe(as_json: bool, deep: bool, timeout: float, python: Optional[str], show
     ENVCHECK_CUDA_DRIVER_VERSION, ENVCHECK_GPUS and ENVCHECK_FACT_<SECTION>_<FIELD>
     (see docs/facts.md).
     """
-    facts = _probe(deep=deep, timeout=timeout, python=python, show_ids=show_ids)
+    facts = _probe(deep=deep, timeout=timeout, python=python, show_ids=show_ids, progress=True)
     if as_json:
         click.echo(facts.to_json())
         return

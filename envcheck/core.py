@@ -168,6 +168,7 @@ def check(
     timeout: float = 60.0,
     python: Optional[str] = None,
     chosen_because: Optional[str] = None,
+    progress: bool = False,
     show_ids: bool = False,
     config: Optional[str] = None,
     requirements: Union[Requirements, bool, None] = None,
@@ -189,7 +190,8 @@ def check(
     smoke: True runs the suite (so does a project's ``smoke`` list); a sequence of
     results joins results already run.
     python, chosen_because: the interpreter to describe (default: this one) and why
-    (the console script's choice, envcheck.target).
+    (the console script's choice, envcheck.target). progress: show the waits on a
+    terminal's stderr.
     observed: the Facts sections known (a pasted report); rules needing others are
     not judged. Default: everything a live probe fills, torch_runtime when ``deep``.
     Raises ConfigError (bad requirements), OverrideError / InterpreterError (a bad
@@ -219,6 +221,7 @@ def check(
             python=python,
             show_ids=show_ids,
             chosen_because=chosen_because,
+            progress=progress,
         )
     available = set(LIVE_SECTIONS if observed is None else observed)
     if observed is None and (deep or not live) and facts.torch_runtime.status != "not_run":

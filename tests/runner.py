@@ -19,6 +19,7 @@ def envcheck(
     # As a user runs it: with the test interpreter's environment activated (its bin first
     # on PATH, VIRTUAL_ENV set), so envcheck describes it and a bare `pip` reaches it.
     full_env.pop("CONDA_PREFIX", None)
+    full_env.pop("COLUMNS", None)  # the width of the terminal the tests run in is no input
     full_env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + full_env.get("PATH", "")
     if sys.prefix != sys.base_prefix:
         full_env["VIRTUAL_ENV"] = sys.prefix

@@ -101,7 +101,7 @@ def test_the_installed_builds_update_floor_reaches_the_finding() -> None:
     drv = finding(report_of(facts), "DRV002")
     assert drv is not None
     assert any("580.95.05" in e and "13.0.2" in e for e in drv.evidence)
-    assert "Upgrade the driver to 580.95.05 or newer for full support" in drv.fix
+    assert "For full support, upgrade the driver to 580.95.05 or newer" in drv.fix
 
 
 # --------------------------------------------------------------------------- unknown floors

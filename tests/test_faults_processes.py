@@ -53,6 +53,13 @@ def envcheck_env(fake: Path, **extra: str) -> Dict[str, str]:
     return env
 
 
+def as_in_a_terminal() -> None:
+    """Popen's preexec_fn: SIGINT at its default, as in a terminal. A test run started in
+    the background (``pytest &``) ignores SIGINT, its children inherit that, and envcheck
+    rightly leaves an ignored SIGINT ignored (nohup)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def gone(proc: psutil.Process) -> bool:
     try:
         return not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
@@ -135,6 +142,7 @@ def test_nothing_outlives_envcheck(tmp_path: Path, phase: str, signame: str) -> 
         env=env,
         cwd=str(tmp_path),
         start_new_session=True,  # its own group, as in a terminal
+        preexec_fn=as_in_a_terminal,
     )
     tree: List[psutil.Process] = []
     try:
@@ -189,7 +197,12 @@ _entry.main(["check"])
 def test_a_signal_whose_exit_python_dropped_still_ends_the_run(sig: str, start_child: bool) -> None:
     script = SWALLOWED.format(sig=sig, start_child=start_child)
     proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=REPO
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+        preexec_fn=as_in_a_terminal,
     )
     code = 128 + getattr(signal, f"SIG{sig}")
     assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)

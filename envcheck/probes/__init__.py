@@ -53,6 +53,7 @@ def probe(
     nvml: Optional[ModuleType] = None,
     chosen_because: Optional[str] = None,
     imported_torch: Optional[ModuleType] = None,
+    progress: bool = False,
 ) -> Facts:
     """Observe this machine.
 
@@ -62,6 +63,7 @@ def probe(
     imported_torch: the torch module this process has already imported (require() in a
     training script): the deep facts are read from it here, with no child and no second
     import. Only with ``python`` None (this interpreter).
+    progress: show on a terminal's stderr that the deep probe is waiting for torch.
     show_ids: keep GPU UUIDs and the host name instead of redacting them.
     environ, root, nvml: the environment, filesystem root and NVML binding to
     read (tests and offline simulation; defaults are the real ones).
@@ -135,7 +137,15 @@ def probe(
             "torch_runtime", lambda: describe_imported(imported_torch), facts.torch_runtime
         )
     elif deep_probe is not None:
-        facts.torch_runtime = guarded("torch_runtime", deep_probe.result, facts.torch_runtime)
+        from ..report.progress import Ticker
+
+        waiting = deep_probe  # bound for the lambda: mypy and the reader both see it is set
+        if progress:
+            with Ticker("importing torch in a child process"):
+                result = guarded("torch_runtime", waiting.result, facts.torch_runtime)
+        else:
+            result = guarded("torch_runtime", waiting.result, facts.torch_runtime)
+        facts.torch_runtime = result
     elif deep:
         facts.torch_runtime = TorchRuntimeFacts(status="not_installed")
     else:

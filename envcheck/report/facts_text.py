@@ -13,6 +13,7 @@ from typing import List, Optional, Tuple
 from .. import builds
 from ..facts import Facts, GpuFacts, NvidiaFacts, SystemFacts, TorchFacts, TorchRuntimeFacts
 from .style import Style, size
+from .wrap import heading, terminal_width, wrap
 
 _NVML_ERRORS = {
     "library_not_found": "NVML library not found (libnvidia-ml.so.1): no NVIDIA driver here",
@@ -29,13 +30,17 @@ _LABEL_WIDTH = 12
 Row = Tuple[str, str]
 
 
-def render_facts(facts: Facts, color: bool = False) -> str:
+def render_facts(facts: Facts, color: bool = False, width: Optional[int] = None) -> str:
+    """The probe's facts, every line fitted to ``width`` (default: the terminal's)."""
     s = Style(color)
+    width = terminal_width() if width is None else width
     title = f"envcheck {facts.envcheck_version} probe"
     when = facts.collected_at.replace("T", " ").replace("+00:00", " UTC")
-    lines = [s(title, "bold") + s(f"  {when}", "dim")]
+    top = heading(title, [when], width)
+    lines = [top[0].replace(title, s(title, "bold"), 1), *top[1:]]
     if facts.overrides:
-        lines.append(s("overridden from the environment: " + ", ".join(facts.overrides), "yellow"))
+        overridden = "overridden from the environment: " + ", ".join(facts.overrides)
+        lines += [s(line, "yellow") for line in wrap(overridden, width, rest="  ")]
     sections = [
         ("System", _system(facts.system)),
         ("Python", _python(facts)),
@@ -49,13 +54,14 @@ def render_facts(facts: Facts, color: bool = False) -> str:
         sections.append(
             ("Probe errors", [(e.step, s(e.message, "red")) for e in facts.probe_errors])
         )
-    for heading, rows in sections:
+    for section, rows in sections:
         lines.append("")
-        lines.append(s(heading, "bold"))
+        lines.append(s(section, "bold"))
         for label, value in rows:
-            first, *rest = value.splitlines() or [""]
-            lines.append(f"  {s(label.ljust(_LABEL_WIDTH), 'cyan')}{first}")
-            lines.extend(f"  {' ' * _LABEL_WIDTH}{more}" for more in rest)
+            lead = "  " + label.ljust(_LABEL_WIDTH)
+            row = wrap(value, width, first=lead, rest=" " * len(lead))
+            row[0] = "  " + s(label.ljust(_LABEL_WIDTH), "cyan") + row[0][len(lead) :]
+            lines += row
     return "\n".join(lines) + "\n"
 
 

@@ -3,14 +3,13 @@ follow-ons under their root cause, the smoke results, one verdict."""
 
 from __future__ import annotations
 
-import shutil
-import textwrap
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
 from .._version import __version__
 from ..facts import Facts
 from ..findings import Finding
 from .style import Style
+from .wrap import command_lines, command_width, heading, terminal_width, wrap
 
 if TYPE_CHECKING:
     from ..core import Report
@@ -43,74 +42,95 @@ def _machine_line(facts: Facts, observed: Optional[Iterable[str]] = None) -> str
     return f"{torch} · {python} · {nvidia}"
 
 
-def _finding(f: Finding, s: Style, width: int, indent: str = "") -> List[str]:
+def _finding(f: Finding, s: Style, width: int, commands: int, indent: str = "") -> List[str]:
     sev = f.severity.value
-    head = s(f"{_MARK[sev]} {sev.upper()}", _COLOR[sev], "bold")
-    lines = [f"{indent}{head} {s(f.code, 'bold')} {f.title}"]
+    head = f"{_MARK[sev]} {sev.upper()}"
+    lines = wrap(f"{head} {f.code} {f.title}", width, first=indent, rest=indent + "    ")
+    lines[0] = (
+        lines[0]
+        .replace(head, s(head, _COLOR[sev], "bold"), 1)
+        .replace(f" {f.code}", " " + s(f.code, "bold"), 1)
+    )
     for item in f.evidence:
         for i, part in enumerate(item.splitlines()):
-            lines.append(f"{indent}    {s('·' if i == 0 else ' ', 'dim')} {s(part, 'dim')}")
+            mark = "· " if i == 0 else "  "
+            lines += [
+                s(line, "dim")
+                for line in wrap(part, width, indent + "    " + mark, indent + "      ")
+            ]
     if f.fix:
-        wrapped = textwrap.wrap(f.fix, width=max(40, width - 9 - len(indent))) or [""]
-        lines.append(f"{indent}    {s('fix:', 'green')} {wrapped[0]}")
-        lines.extend(f"{indent}         {more}" for more in wrapped[1:])
+        fix = wrap(f.fix, width, first=indent + "    fix: ", rest=indent + "         ")
+        fix[0] = fix[0].replace("fix:", s("fix:", "green"), 1)
+        lines += fix
     if f.command:
-        for i, part in enumerate(f.command.splitlines()):
-            lines.append(f"{indent}    {s('$' if i == 0 else ' ', 'green')} {part}")
+        command = command_lines(
+            f.command, commands, first=indent + "    $ ", rest=indent + "      "
+        )
+        command[0] = command[0].replace("$", s("$", "green"), 1)
+        lines += command
     return lines
 
 
 def render_text(report: Report, color: bool = False, width: Optional[int] = None) -> str:
-    """The terminal report; fixes are wrapped to ``width`` (the terminal's, at most 100)."""
+    """The terminal report, every line fitted to ``width`` (default: the terminal's; see
+    envcheck.report.wrap) without breaking a word or a command."""
     s = Style(color)
+    commands = width if width is not None else command_width(terminal_width())
     if width is None:
-        width = min(100, shutil.get_terminal_size((100, 24)).columns)
+        width = terminal_width()
     facts = report.facts
-    lines = [
-        s(f"envcheck {__version__} {report.command}", "bold")
-        + s(f"  {_machine_line(facts, (report.diagnosis or {}).get('observed'))}", "dim")
-    ]
+    machine = _machine_line(facts, (report.diagnosis or {}).get("observed"))
+    title = f"envcheck {__version__} {report.command}"
+    header = heading(title, machine.split(" · "), width)
+    header[0] = header[0].replace(title, s(title, "bold"), 1)
+    lines = [header[0], *(s(h, "dim") for h in header[1:])]
     if facts.python.chosen_because:  # the console script chose an interpreter: say which, why
-        lines.append(s(f"checking {facts.python.executable}: {facts.python.chosen_because}", "dim"))
+        checking = f"checking {facts.python.executable}: {facts.python.chosen_because}"
+        lines += [s(line, "dim") for line in wrap(checking, width, rest="  ")]
     if report.diagnosis:
-        lines.append(f"Read from the text: {', '.join(report.diagnosis['read'])}")
+        lines += wrap(
+            f"Read from the text: {', '.join(report.diagnosis['read'])}", width, rest="  "
+        )
     if facts.overrides:
-        lines.append(s("overridden from the environment: " + ", ".join(facts.overrides), "yellow"))
+        overridden = "overridden from the environment: " + ", ".join(facts.overrides)
+        lines += [s(line, "yellow") for line in wrap(overridden, width, rest="  ")]
     for root in report.roots:
         lines.append("")
-        lines += _finding(root, s, width)
+        lines += _finding(root, s, width, commands)
         for follow in report.follow_ons(root):
             lines.append(s(f"    follows from {root.code}:", "dim"))
-            lines += _finding(follow, s, width, indent="    ")
+            lines += _finding(follow, s, width, commands, indent="    ")
     advice = report.install
     if advice is not None and advice.command is None:
         lines += ["", "No torch fits this machine for the install fix:"]
-        lines += [f"  - {c}" for c in advice.plan.conflicts]
-        lines += [f"  ways out: {w}" for w in advice.plan.ways_out]
+        lines += [x for c in advice.plan.conflicts for x in wrap(c, width, first="  - ")]
+        lines += [x for w in advice.plan.ways_out for x in wrap(w, width, first="  ways out: ")]
     if report.smoke:
         from .smoke_text import result_lines
 
         lines.append("")
-        lines += [line for r in report.smoke for line in result_lines(r, color)]
+        lines += [line for r in report.smoke for line in result_lines(r, color, width)]
     if report.diagnosis and report.diagnosis.get("missing"):
         d = report.diagnosis
-        lines += [
-            "",
+        lines.append("")
+        lines += wrap(
             f"Not in the text: {', '.join(d['missing'])}; checks not run: {', '.join(d['not_judged'])}",
-        ]
+            width,
+            rest="  ",
+        )
     if report.diagnosis:
-        lines += [f"note: {n}" for n in report.diagnosis.get("notes", [])]
+        lines += [x for n in report.diagnosis.get("notes", []) for x in wrap(n, width, "note: ")]
     lines.append("")
-    detail = report.counts_text()
     tone = "green" if report.ready else "red"
     verdict = str(report.verdict).upper()
     if report.ready and report.unverified:  # unknown is never plain "fine"
         tone = "yellow"
         verdict += f" (NOT VERIFIED: {', '.join(report.unverified)})"
-    lines.append(
-        f"{s(verdict, tone, 'bold')}: {detail}  "
-        + s(f"(tables as of {report.tables_as_of})", "dim")
-    )
+    age = f"(tables as of {report.tables_as_of})"
+    closing = wrap(f"{verdict}: {report.counts_text()}  {age}", width, rest="  ")
+    closing[0] = closing[0].replace(verdict, s(verdict, tone, "bold"), 1)
+    closing[-1] = closing[-1].replace(age, s(age, "dim"), 1)
+    lines += closing
     return "\n".join(lines) + "\n"
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 from ..smoke.runner import SmokeResult
 from .style import Style
+from .wrap import terminal_width, wrap
 
 _COLOR = {"passed": "green", "failed": "red", "timed_out": "red", "skipped": "yellow"}
 
@@ -36,15 +37,26 @@ def summary_line(r: SmokeResult) -> str:
     return ", ".join(f"{k} {v}" for k, v in f.items())
 
 
-def result_lines(r: SmokeResult, color: bool = False) -> List[str]:
+def result_lines(r: SmokeResult, color: bool = False, width: Optional[int] = None) -> List[str]:
+    """A result in lines of at most ``width`` columns (default: the terminal's)."""
     s = Style(color)
-    status = s(f"{str(r.status).replace('_', ' '):9}", _COLOR.get(str(r.status), "dim"), "bold")
-    lines = [f"{status} {r.name + ' ' + r.device:22} {r.duration_s:6.2f} s  {summary_line(r)}"]
+    width = terminal_width() if width is None else width
+    plain = f"{str(r.status).replace('_', ' '):9}"
+    lead = f"{plain} {r.name + ' ' + r.device:22} {r.duration_s:6.2f} s  "
+    summary = summary_line(r)
+    if len(lead) + 20 > width:  # a narrow terminal: the figures go under the test's name
+        lines = [f"{plain} {r.name} {r.device} {r.duration_s:.2f} s"]
+        lines += wrap(summary, width, first=" " * 10) if summary else []
+    else:
+        lines = wrap(summary, width, first=lead, rest=" " * 10)
+    lines[0] = lines[0].replace(plain, s(plain, _COLOR.get(str(r.status), "dim"), "bold"), 1)
     if r.status != "passed":
         for extra in (r.error or "").splitlines()[1:6]:
-            lines.append(f"          {s(extra, 'dim')}")
+            lines += [s(x, "dim") for x in wrap(extra, width, first=" " * 10)]
         for hint in r.hints:
-            lines.append(f"          {s('try:', 'green')} {hint}")
+            tried = wrap(hint, width, first=" " * 10 + "try: ", rest=" " * 15)
+            tried[0] = tried[0].replace("try:", s("try:", "green"), 1)
+            lines += tried
     return lines
 
 
@@ -55,6 +67,8 @@ def verdict_line(results: List[SmokeResult], color: bool = False) -> str:
     return f"{verdict}: {len(results) - len(bad)} of {len(results)} tests passed"
 
 
-def render_results(results: List[SmokeResult], color: bool = False) -> str:
-    lines = [line for r in results for line in result_lines(r, color)]
+def render_results(
+    results: List[SmokeResult], color: bool = False, width: Optional[int] = None
+) -> str:
+    lines = [line for r in results for line in result_lines(r, color, width)]
     return "\n".join([*lines, verdict_line(results, color)]) + "\n"
