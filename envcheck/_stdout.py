@@ -42,6 +42,8 @@ class ReaderMayClose(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:  # type: ignore[override]
+        if isinstance(text, (bytes, bytearray)):  # click's shell completion echoes bytes
+            text = bytes(text).decode(self.encoding or "utf-8", "replace")
         if not self.reader_closed:
             try:
                 self._stream.write(text)

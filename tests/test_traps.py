@@ -171,3 +171,14 @@ def test_tk001_names_only_builds_that_exist_and_run_here(machine, expected) -> N
     fix = _fix(run.stdout, "TK001")
     assert expected in fix, fix
     assert "CUDA 12.0." not in fix and "built for CUDA 13.0" not in fix
+
+
+def test_shell_completion_works_as_the_readme_says() -> None:
+    """`eval "$(_ENVCHECK_COMPLETE=bash_source envcheck)"`, then Tab after `envcheck ch`."""
+    source = envcheck(env={"_ENVCHECK_COMPLETE": "bash_source"})
+    assert source.returncode == 0 and "_envcheck_completion" in source.stdout, source.stderr
+    complete = envcheck(
+        env={"_ENVCHECK_COMPLETE": "bash_complete", "COMP_WORDS": "envcheck ch", "COMP_CWORD": "1"}
+    )
+    assert complete.returncode == 0, complete.stderr
+    assert "plain,check" in complete.stdout.split()
