@@ -20,7 +20,11 @@ from envcheck.probes.system import detect_container
 from envcheck.tables import load_tables
 from tests.runner import envcheck
 
-CUDA_TORCH = {"ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cu126", "ENVCHECK_FACT_TORCH_CUDA": "12.6"}
+CUDA_TORCH = {
+    "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cu126",
+    "ENVCHECK_FACT_TORCH_CUDA": "12.6",
+    "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",  # a Python torch 2.13 has wheels for
+}
 IN_DOCKER = {"ENVCHECK_FACT_SYSTEM_CONTAINER": "docker"}
 
 

@@ -114,7 +114,16 @@ def test_a_wrapped_command_reads_back_as_the_same_argv(width: int) -> None:
 
 def test_without_a_terminal_or_columns_a_command_stays_on_one_line() -> None:
     """A script reading `envcheck install | tail -n 1` gets the whole command."""
-    run = envcheck("install", "--torch", "2.13", "--with", "torchvision,torchaudio", env=RTX4090)
+    run = envcheck(
+        "install",
+        "--torch",
+        "2.13",
+        "--python",
+        "3.11",
+        "--with",
+        "torchvision,torchaudio",
+        env=RTX4090,
+    )
     last = run.stdout.strip().splitlines()[-1]
     assert last.endswith("https://download.pytorch.org/whl/cu126") and "pip install" in last
 

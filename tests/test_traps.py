@@ -10,6 +10,8 @@ import pytest
 
 from tests.runner import envcheck
 
+# A torch and Python every test machine can simulate: CI also runs on Python 3.9 without torch.
+ANY_TORCH = {"ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cpu", "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7"}
 KNOWN_MESSAGE = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
 
 
@@ -59,7 +61,7 @@ def test_a_known_variant_missing_for_a_release_stays_a_plan_conflict() -> None:
 )
 def test_torchaudio_is_kept_when_a_compatible_release_exists(with_) -> None:
     """torch 2.12-2.14 have no torchaudio of their own; 2.11.1 (torch>=2.11) works with them."""
-    run = envcheck("install", "--torch", "2.13", "--variant", "cpu", *with_)
+    run = envcheck("install", "--torch", "2.13", "--variant", "cpu", "--python", "3.11", *with_)
     assert run.returncode == 0, run.stderr
     command = run.stdout.strip().splitlines()[-1]
     assert "torchaudio==2.11.1" in shlex.split(command)
@@ -96,7 +98,7 @@ def test_markdown_counts_are_singular_for_one() -> None:
         "--no-deep",
         "--format",
         "markdown",
-        env={"ENVCHECK_FACT_SYSTEM_SHM_TOTAL": "64MiB"},
+        env={"ENVCHECK_FACT_SYSTEM_SHM_TOTAL": "64MiB", **ANY_TORCH},
     )
     assert "1 error, 0 warnings, 0 infos" in run.stdout, run.stdout
     assert "1 errors" not in run.stdout
@@ -139,6 +141,7 @@ def test_diagnose_header_says_what_the_text_did_not_give() -> None:
                 "ENVCHECK_FACT_TORCH_VERSION": "2.5.1+cu124",
                 "ENVCHECK_FACT_TORCH_CUDA": "12.4",
                 "ENVCHECK_FACT_TOOLKIT_NVCC_VERSION": "13.0.88",
+                "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",
             },
             "No torch build for CUDA 13.x is known to run on this machine",
         ),
@@ -150,6 +153,7 @@ def test_diagnose_header_says_what_the_text_did_not_give() -> None:
                 "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cu126",
                 "ENVCHECK_FACT_TORCH_CUDA": "12.6",
                 "ENVCHECK_FACT_TOOLKIT_NVCC_VERSION": "13.0.88",
+                "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",
             },
             "or install torch 2.13.0+cu130, which this machine runs",
         ),
@@ -161,6 +165,7 @@ def test_diagnose_header_says_what_the_text_did_not_give() -> None:
                 "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cu130",
                 "ENVCHECK_FACT_TORCH_CUDA": "13.0",
                 "ENVCHECK_FACT_TOOLKIT_NVCC_VERSION": "12.0.140",
+                "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",
             },
             "or install torch 2.13.0+cu126, which this machine runs",
         ),
