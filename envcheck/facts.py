@@ -102,6 +102,8 @@ class PythonFacts:
     # Why envcheck describes this interpreter ("the activated virtual environment
     # (VIRTUAL_ENV)", "--python", ...; see envcheck.target). None: a library call, itself.
     chosen_because: Optional[str] = None
+    include_dir: Optional[str] = None  # sysconfig's "include": where Python.h should be
+    python_h: Optional[bool] = None  # whether Python.h is there (extension and Inductor builds)
     # Whether the `python` first on PATH is this one, so that a bare `pip install` reaches
     # it; when False, commands name the interpreter (`PATH -m pip`). None: not known.
     on_path: Optional[bool] = None
@@ -208,6 +210,9 @@ class TorchFacts:
     installs: List[PackageFacts] = field(default_factory=list)  # every torch dist found
     companions: List[PackageFacts] = field(default_factory=list)  # torchvision, nvidia-*, ...
     conda_packages: List[CondaPackageFacts] = field(default_factory=list)
+    # torch's own Requires-Dist on Triton ("triton==3.5.0", "pytorch-triton-rocm==3.5.0"),
+    # markers dropped; None when it has none (CPU builds, macOS, Windows).
+    triton_requirement: Optional[str] = None
 
 
 @dataclass
@@ -256,11 +261,51 @@ class TorchRuntimeFacts:
 
 
 @dataclass
+class CompilerFacts:
+    """A C/C++ compiler found on PATH (or named by CC/CXX)."""
+
+    name: str = ""  # as called: cc, c++, gcc, g++, clang, clang++, cl
+    path: Optional[str] = None
+    kind: Optional[str] = None  # gcc, clang, msvc; None when its --version said neither
+    version: Optional[str] = None  # "12.2.0"
+
+
+@dataclass
+class CacheDirFacts:
+    """A folder torch.compile writes to (Inductor, Triton)."""
+
+    name: str = ""  # inductor, triton
+    path: str = ""
+    source: str = ""  # the variable that set it, or "default"
+    writable: Optional[bool] = None  # None: could not be told
+
+
+@dataclass
 class ToolkitFacts:
+    """What builds code for torch: nvcc and CUDA_HOME (CUDA extensions), the host compilers,
+    ninja, and what torch.compile needs (a C compiler, writable caches, libcuda.so)."""
+
     nvcc_path: Optional[str] = None
     nvcc_version: Optional[str] = None  # "12.4.131" (from "release 12.4, V12.4.131")
     cuda_home: Optional[str] = None  # CUDA_HOME / CUDA_PATH, or where nvcc lives
     cuda_home_source: Optional[str] = None  # CUDA_HOME, CUDA_PATH, nvcc, default
+    # The nvcc under an explicit CUDA_HOME/CUDA_PATH when it is not the one on PATH:
+    # torch.utils.cpp_extension builds with CUDA_HOME's, the shell runs PATH's.
+    cuda_home_nvcc: Optional[str] = None
+    cuda_home_nvcc_version: Optional[str] = None
+    # The newest host compiler major the nvcc accepts, read from its own
+    # include/crt/host_config.h ({"gcc": "15", "clang": "20"}); empty when not read.
+    nvcc_host_max: Dict[str, str] = field(default_factory=dict)
+    host_config: Optional[str] = None  # the host_config.h it came from
+    compilers: List[CompilerFacts] = field(default_factory=list)
+    cxx: Optional[str] = None  # the C++ compiler builds use: $CXX, else c++/g++/clang++ on PATH
+    ninja_path: Optional[str] = None
+    ninja_version: Optional[str] = None
+    # The unversioned libcuda.so a linker finds (Triton links against it); "" when none is
+    # found; None when not looked for (no NVIDIA driver here).
+    libcuda: Optional[str] = None
+    caches: List[CacheDirFacts] = field(default_factory=list)
+    toolchain_probed: bool = False  # the fields above were looked at (not a pasted report)
 
 
 @dataclass

@@ -30,6 +30,7 @@ def snapshot():
         "prefix": sys.prefix,
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
         "stdlib": sysconfig.get_paths().get("stdlib"),
+        "include": sysconfig.get_paths().get("include"),
         "sys_path": [p for p in sys.path if p],
         "torch_origin": torch_origin,
         "torch_locations": torch_locations,

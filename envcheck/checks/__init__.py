@@ -14,7 +14,19 @@ from ..facts import Facts
 from ..findings import Finding, sort_key
 from ..rules import RULES
 from ..tables import Tables
-from . import arch, build, driver, health, jetson, packages, python, runtime, system, tables_age
+from . import (
+    arch,
+    build,
+    driver,
+    health,
+    jetson,
+    packages,
+    python,
+    runtime,
+    system,
+    tables_age,
+    toolchain,
+)
 
 Check = Callable[[Facts, Tables], List[Finding]]
 
@@ -26,6 +38,7 @@ CHECKS: Sequence[Check] = (
     python.check,
     packages.check,
     runtime.check,
+    toolchain.check,
     health.check,
     system.check,
     tables_age.check,

@@ -130,30 +130,39 @@ def _companions(facts: Facts, tables: Tables) -> List[Finding]:
 
 
 def _triton(facts: Facts, release, variant) -> List[Finding]:
-    if release is None or variant is None:
-        return []
-    pinned = release.bundled.get(variant, {}).get("triton")
-    triton = next(
-        (p for p in facts.torch.companions if p.name in ("triton", "pytorch-triton")), None
-    )
-    if not pinned or triton is None:
+    """torch.compile on the GPU needs exactly the Triton torch pins: torch's own metadata
+    (``Requires-Dist: triton==X``) says so first; the tables' bundled pin stands in for a
+    torch whose metadata was not read. A pin in the metadata with no Triton installed is
+    reported too (a table pin is not: a CPU or macOS build has none)."""
+    own = facts.torch.triton_requirement
+    named = re.match(r"[a-z-]+", own) if own else None
+    project = named.group(0) if named else None
+    pinned = own[len(project) :] if own and project else None
+    where = f"torch's metadata: Requires-Dist {own}"
+    if pinned is None:
+        if release is None or variant is None:
+            return []
+        pinned = release.bundled.get(variant, {}).get("triton")
+        where = f"torch {release.minor} {variant} pins triton {pinned}"
+    names = (project,) if project else ("triton", "pytorch-triton")
+    triton = next((p for p in facts.torch.companions if p.name in names), None)
+    if not pinned or (triton is None and not own):
         return []
     try:
         spec = SpecifierSet(pinned if pinned[0] in "~=<>!" else f"=={pinned}")
-        ok = spec.contains(Version(triton.version), prereleases=True)
+        ok = triton is not None and spec.contains(Version(triton.version), prereleases=True)
     except (InvalidSpecifier, InvalidVersion):
         return []
     if ok:
         return []
+    name = project or "triton"
+    have = f"{name} {triton.version} is installed" if triton else f"{name} is not installed"
     return [
         RULES["PKG005"](
-            f"triton {triton.version} is not the triton torch {facts.torch.version} was released with",
-            [
-                f"torch {release.minor} {variant} pins triton {pinned}",
-                f"installed triton {triton.version}",
-            ],
-            "torch.compile may fail with a different triton: install the triton torch pins "
-            f"(triton{spec}), which the plan below carries along.",
+            f"torch {facts.torch.version} needs {name}{spec}; {have}",
+            [where, f"installed {name}: {triton.version if triton else 'none'}"],
+            f"torch.compile on the GPU runs Triton kernels and needs exactly that Triton: install "
+            f"{name}{spec} (the plan below carries it along), and remove any other triton.",
         )
     ]
 

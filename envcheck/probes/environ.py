@@ -30,6 +30,11 @@ EXACT = frozenset(
         "ROCR_VISIBLE_DEVICES",
         "HSA_OVERRIDE_GFX_VERSION",
         "LD_LIBRARY_PATH",
+        "LIBRARY_PATH",  # where the linker looks (libcuda.so for Triton)
+        "CC",
+        "CXX",
+        "NVCC_CCBIN",
+        "CUDAHOSTCXX",
         "LD_PRELOAD",
         "DYLD_LIBRARY_PATH",
         "PYTHONPATH",

@@ -86,6 +86,10 @@ def probe_python(snap: Dict[str, Any], environ: Optional[Dict[str, str]] = None)
     pips = scan(snap.get("sys_path", []), lambda n: n == "pip")
     facts.pip_version = pips[0].version if pips else None
     facts.on_path = first_on_path(facts.executable, env)
+    include = snap.get("include")
+    if isinstance(include, str) and include:
+        facts.include_dir = include
+        facts.python_h = os.path.isfile(os.path.join(include, "Python.h"))
     return facts
 
 

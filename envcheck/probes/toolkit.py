@@ -29,7 +29,14 @@ def parse_nvcc_version(text: str) -> Optional[str]:
 
 
 def probe_toolkit(environ: Optional[Dict[str, str]] = None, timeout: float = 10.0) -> ToolkitFacts:
+    """nvcc and CUDA_HOME, then the rest of the toolchain (envcheck.probes.toolchain)."""
+    from .toolchain import probe_toolchain
+
     env = dict(os.environ) if environ is None else environ
+    return probe_toolchain(_nvcc(env, timeout), env, timeout)
+
+
+def _nvcc(env: Dict[str, str], timeout: float) -> ToolkitFacts:
     facts = ToolkitFacts()
     for var in ("CUDA_HOME", "CUDA_PATH"):
         if env.get(var):
@@ -48,9 +55,26 @@ def probe_toolkit(environ: Optional[Dict[str, str]] = None, timeout: float = 10.
         real = os.path.realpath(nvcc)
         facts.cuda_home = os.path.dirname(os.path.dirname(real))
         facts.cuda_home_source = "nvcc"
+    facts.nvcc_version = _version_of(nvcc, env, timeout)
+    explicit = facts.cuda_home_source in ("CUDA_HOME", "CUDA_PATH") and facts.cuda_home
+    if explicit:
+        home_nvcc = os.path.join(facts.cuda_home or "", "bin", "nvcc")
+        if os.access(home_nvcc, os.X_OK) and not _same_file(home_nvcc, nvcc):
+            facts.cuda_home_nvcc = home_nvcc
+            facts.cuda_home_nvcc_version = _version_of(home_nvcc, env, timeout)
+    return facts
+
+
+def _version_of(nvcc: str, env: Dict[str, str], timeout: float) -> Optional[str]:
     try:
         result = _proc.run([nvcc, "--version"], timeout=timeout, env=env)
     except OSError:
-        return facts
-    facts.nvcc_version = parse_nvcc_version(result.stdout)
-    return facts
+        return None
+    return parse_nvcc_version(result.stdout)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(os.path.realpath(a), os.path.realpath(b))
+    except OSError:
+        return False

@@ -123,6 +123,7 @@ def probe_torch_static(
     if owner is not None:
         facts.dist_version = owner.version
         facts.installer = packages.read_installer(owner.metadata_dir)
+        facts.triton_requirement = triton_requirement(owner.metadata_dir)
     if facts.version is None:
         facts.version = facts.dist_version
     return facts
@@ -142,3 +143,19 @@ def _mtime(dist: packages.FoundDist) -> float:
         return os.path.getmtime(dist.metadata_dir)
     except OSError:
         return 0.0
+
+
+_TRITON_REQ = re.compile(
+    r"^Requires-Dist:\s*((?:pytorch-)?triton(?:-rocm|-xpu)?)\s*\(?\s*([<>=!~][^;)]*)", re.I | re.M
+)
+
+
+def triton_requirement(metadata_dir: str) -> Optional[str]:
+    """torch's pin on Triton from its METADATA ("triton==3.5.0"), markers dropped."""
+    try:
+        with open(os.path.join(metadata_dir, "METADATA"), encoding="utf-8", errors="replace") as fh:
+            head = fh.read(64 * 1024).split("\n\n", 1)[0]  # the headers, not the description
+    except OSError:
+        return None
+    match = _TRITON_REQ.search(head)
+    return f"{match.group(1).lower()}{match.group(2).replace(' ', '')}" if match else None

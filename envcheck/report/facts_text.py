@@ -126,6 +126,8 @@ def _python(facts: Facts) -> List[Row]:
     ]
     if py.chosen_because:
         rows.append(("Chosen as", py.chosen_because))
+    if py.python_h is not None:
+        rows.append(("Python.h", f"{'found' if py.python_h else 'MISSING'} in {py.include_dir}"))
     active = facts.environment.get("VIRTUAL_ENV")
     if active and py.prefix and active.rstrip("/\\") != py.prefix.rstrip("/\\"):
         exe = "Scripts\\python.exe" if facts.system.os == "Windows" else "bin/python"
@@ -290,9 +292,39 @@ def _toolkit(facts: Facts) -> List[Row]:
     tk = facts.toolkit
     if not tk.nvcc_path:
         home = f" (CUDA_HOME {tk.cuda_home})" if tk.cuda_home else ""
-        return [("nvcc", f"not found{home}")]
-    home = f", CUDA_HOME {tk.cuda_home} (from {tk.cuda_home_source})" if tk.cuda_home else ""
-    return [("nvcc", f"{tk.nvcc_version or 'unknown version'} at {tk.nvcc_path}{home}")]
+        rows: List[Row] = [("nvcc", f"not found{home}")]
+    else:
+        home = f", CUDA_HOME {tk.cuda_home} (from {tk.cuda_home_source})" if tk.cuda_home else ""
+        rows = [("nvcc", f"{tk.nvcc_version or 'unknown version'} at {tk.nvcc_path}{home}")]
+    if tk.cuda_home_nvcc:
+        rows.append(
+            ("CUDA_HOME's", f"nvcc {tk.cuda_home_nvcc_version or '?'} at {tk.cuda_home_nvcc}")
+        )
+    if tk.nvcc_host_max:
+        limits = ", ".join(
+            f"{k} <= {v}" if k != "msvc" else f"MSVC {v}" for k, v in tk.nvcc_host_max.items()
+        )
+        rows.append(("Host limit", f"{limits} ({tk.host_config})"))
+    if not tk.toolchain_probed:
+        return rows
+    seen = []
+    for c in tk.compilers:
+        seen.append(
+            f"{c.name} {c.version or '?'}"
+            + (f" ({c.kind})" if c.kind and c.kind not in c.name else "")
+        )
+    rows.append(("Compilers", ", ".join(seen) + f"; builds use {tk.cxx}" if seen else "none found"))
+    rows.append(
+        ("ninja", f"{tk.ninja_version or '?'} at {tk.ninja_path}" if tk.ninja_path else "not found")
+    )
+    if tk.libcuda is not None:
+        rows.append(
+            ("libcuda.so", tk.libcuda or "missing (only libcuda.so.1): Triton's -lcuda fails")
+        )
+    for cache in tk.caches:
+        state = {True: "writable", False: "NOT writable", None: "not known"}[cache.writable]
+        rows.append((cache.name.capitalize(), f"cache {cache.path} ({cache.source}, {state})"))
+    return rows
 
 
 def _environment(facts: Facts) -> List[Row]:

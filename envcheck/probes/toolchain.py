@@ -1,0 +1,205 @@
+"""What builds code for torch besides the wheel: C/C++ compilers, nvcc's host-compiler
+limits, ninja, the libcuda.so Triton links against, and torch.compile's cache folders.
+
+torch.compile (Inductor) compiles C++ on the CPU and Triton kernels on the GPU; extension
+builds (flash-attn, apex, a project's own ops) run nvcc with a host compiler. Each piece
+is read here without importing torch; the checks (envcheck.checks.toolchain) judge them.
+Every command runs in a child with a timeout; ``environ`` and ``root`` make it testable
+over fake PATHs and trees.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from .. import _proc
+from ..facts import CacheDirFacts, CompilerFacts, ToolkitFacts
+
+_VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
+_GCC_MAX = re.compile(r"#if\s+__GNUC__\s*>\s*(\d+)")
+_CLANG_LIMIT = re.compile(r"__clang_major__\s*>=\s*(\d+)")
+_MSVC = re.compile(r"_MSC_VER\s*<\s*(\d+)\s*\|\|\s*_MSC_VER\s*>=\s*(\d+)")
+POSIX_COMPILERS = ("cc", "c++", "gcc", "g++", "clang", "clang++")
+
+
+def host_limits(cuda_home: Optional[str]) -> Tuple[Optional[str], Dict[str, str]]:
+    """(the header read, {"gcc": newest major, "clang": newest major, "msvc": "1920-1949"})
+    from the toolkit's own include/crt/host_config.h: the checks nvcc itself makes, so they
+    hold for exactly this nvcc. ``(None, {})`` when there is no such header."""
+    if not cuda_home:
+        return None, {}
+    for rel in ("include/crt/host_config.h", "targets/x86_64-linux/include/crt/host_config.h"):
+        path = os.path.join(cuda_home, rel)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(256 * 1024)
+        except OSError:
+            continue
+        limits: Dict[str, str] = {}
+        gcc = [int(n) for n in _GCC_MAX.findall(text)]
+        if gcc:
+            limits["gcc"] = str(min(gcc))
+        clang = [int(n) for n in _CLANG_LIMIT.findall(text)]
+        if clang:
+            limits["clang"] = str(min(clang) - 1)
+        msvc = _MSVC.search(text)
+        if msvc:
+            limits["msvc"] = f"{msvc.group(1)}-{int(msvc.group(2)) - 1}"
+        return path, limits
+    return None, {}
+
+
+def _kind(text: str) -> Optional[str]:
+    low = text.lower()
+    if "clang" in low:
+        return "clang"
+    if "gcc" in low or "g++" in low or "free software foundation" in low:
+        return "gcc"
+    if "microsoft" in low:
+        return "msvc"
+    return None
+
+
+def compilers(env: Mapping[str, str], timeout: float = 10.0) -> List[CompilerFacts]:
+    """The C/C++ compilers on PATH (and CC/CXX), each asked for its version once."""
+    path = env.get("PATH")
+    names: List[str] = [env[v] for v in ("CC", "CXX") if env.get(v)]
+    names += ["cl"] if os.name == "nt" else list(POSIX_COMPILERS)
+    found: List[CompilerFacts] = []
+    seen: Dict[str, CompilerFacts] = {}
+    for name in names:
+        exe = shutil.which(name, path=path)
+        if exe is None:
+            continue
+        real = os.path.realpath(exe)
+        if real in seen:  # cc -> gcc: one binary, asked once
+            known = seen[real]
+            found.append(CompilerFacts(name, exe, known.kind, known.version))
+            continue
+        facts = CompilerFacts(name=name, path=exe)
+        try:
+            result = _proc.run(
+                [exe] if name == "cl" else [exe, "--version"], timeout, env=dict(env)
+            )
+        except OSError:
+            result = None
+        if result is not None:
+            text = (result.stdout or "") + (result.stderr or "")
+            first = next((line for line in text.splitlines() if line.strip()), "")
+            facts.kind = _kind(text)
+            match = _VERSION.search(first.split(")")[-1]) or _VERSION.search(first)
+            facts.version = match.group(1) if match else None
+        seen[real] = facts
+        found.append(facts)
+    return found
+
+
+def cxx_of(env: Mapping[str, str], found: List[CompilerFacts]) -> Optional[str]:
+    """The C++ compiler builds use: $CXX (torch.utils.cpp_extension, setuptools), else the
+    first of c++, g++, clang++ (cl on Windows) found."""
+    if env.get("CXX"):
+        return env["CXX"]
+    order = ("cl",) if os.name == "nt" else ("c++", "g++", "clang++")
+    return next((c.path for name in order for c in found if c.name == name), None)
+
+
+def ninja(env: Mapping[str, str], timeout: float = 10.0) -> Tuple[Optional[str], Optional[str]]:
+    exe = shutil.which("ninja", path=env.get("PATH"))
+    if exe is None:
+        return None, None
+    try:
+        result = _proc.run([exe, "--version"], timeout, env=dict(env))
+    except OSError:
+        return exe, None
+    match = _VERSION.search(result.stdout or "")
+    return exe, match.group(1) if match else None
+
+
+def libcuda(env: Mapping[str, str], timeout: float = 10.0) -> Optional[str]:
+    """The unversioned libcuda.so that ``-lcuda`` (Triton's launcher build) links: Triton
+    finds the folders of libcuda.so.1 with ``ldconfig -p`` (or LD_LIBRARY_PATH), and the
+    linker also reads LIBRARY_PATH; WSL keeps the driver in /usr/lib/wsl/lib. Returns its
+    path, "" when the driver's libcuda.so.1 is there but no libcuda.so beside it, None when
+    there is no libcuda.so.1 at all (no driver: nothing to judge)."""
+    folders: List[str] = []
+    ldconfig = shutil.which("ldconfig", path=f"{env.get('PATH', '')}{os.pathsep}/sbin:/usr/sbin")
+    if ldconfig:
+        try:
+            listing = _proc.run([ldconfig, "-p"], timeout, env=dict(env)).stdout
+        except OSError:
+            listing = ""
+        for line in listing.splitlines():
+            if "libcuda.so.1" in line and "=>" in line:
+                folders.append(os.path.dirname(line.split("=>")[-1].strip()))
+    for var in ("LD_LIBRARY_PATH",):
+        folders += [
+            d
+            for d in env.get(var, "").split(os.pathsep)
+            if d and os.path.exists(os.path.join(d, "libcuda.so.1"))
+        ]
+    if os.path.exists("/usr/lib/wsl/lib/libcuda.so.1"):
+        folders.append("/usr/lib/wsl/lib")
+    if not folders:
+        return None
+    linker = folders + [d for d in env.get("LIBRARY_PATH", "").split(os.pathsep) if d]
+    for folder in linker:
+        candidate = os.path.join(folder, "libcuda.so")
+        if os.path.exists(candidate):
+            return candidate
+    return ""
+
+
+def _writable(path: str) -> Optional[bool]:
+    """Whether ``path`` can be written, or made: the nearest folder that exists decides."""
+    probe = Path(path)
+    while not probe.exists():
+        if probe.parent == probe:
+            return None
+        probe = probe.parent
+    if not probe.is_dir():
+        return False
+    return os.access(probe, os.W_OK | os.X_OK)
+
+
+def caches(env: Mapping[str, str]) -> List[CacheDirFacts]:
+    """Inductor's and Triton's cache folders as torch would pick them."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (containers with an arbitrary uid)
+        user = str(os.getuid()) if hasattr(os, "getuid") else "user"
+    home = env.get("HOME") or os.path.expanduser("~")
+    out = []
+    for name, var, default in (
+        (
+            "inductor",
+            "TORCHINDUCTOR_CACHE_DIR",
+            os.path.join(tempfile.gettempdir(), f"torchinductor_{user}"),
+        ),
+        ("triton", "TRITON_CACHE_DIR", os.path.join(home, ".triton", "cache")),
+    ):
+        path = env.get(var) or default
+        out.append(CacheDirFacts(name, path, var if env.get(var) else "default", _writable(path)))
+    return out
+
+
+def probe_toolchain(
+    facts: ToolkitFacts, environ: Optional[Mapping[str, str]] = None, timeout: float = 10.0
+) -> ToolkitFacts:
+    """Fill the toolchain fields of ``facts`` (whose nvcc part probe_toolkit filled)."""
+    env = dict(os.environ) if environ is None else dict(environ)
+    facts.host_config, facts.nvcc_host_max = host_limits(facts.cuda_home)
+    if facts.host_config is None and facts.nvcc_path:  # nvcc on PATH may be a wrapper script
+        facts.host_config, facts.nvcc_host_max = host_limits("/usr/local/cuda")
+    facts.compilers = compilers(env, timeout)
+    facts.cxx = cxx_of(env, facts.compilers)
+    facts.ninja_path, facts.ninja_version = ninja(env, timeout)
+    facts.libcuda = libcuda(env, timeout)
+    facts.caches = caches(env)
+    facts.toolchain_probed = True
+    return facts
