@@ -66,38 +66,41 @@ def _kind(text: str) -> Optional[str]:
     return None
 
 
+def _ask(
+    exe: str, name: str, env: Mapping[str, str], timeout: float
+) -> Tuple[Optional[str], Optional[str]]:
+    """(kind, version) from a compiler's --version (cl prints its banner without one)."""
+    try:
+        result = _proc.run([exe] if name == "cl" else [exe, "--version"], timeout, env=dict(env))
+    except OSError:
+        return None, None
+    text = (result.stdout or "") + (result.stderr or "")
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    match = _VERSION.search(first.split(")")[-1]) or _VERSION.search(first)
+    return _kind(text), match.group(1) if match else None
+
+
 def compilers(env: Mapping[str, str], timeout: float = 10.0) -> List[CompilerFacts]:
-    """The C/C++ compilers on PATH (and CC/CXX), each asked for its version once."""
+    """The C/C++ compilers on PATH (and CC/CXX), each binary asked for its version once,
+    all at the same time (each is a child process)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     path = env.get("PATH")
     names: List[str] = [env[v] for v in ("CC", "CXX") if env.get(v)]
     names += ["cl"] if os.name == "nt" else list(POSIX_COMPILERS)
-    found: List[CompilerFacts] = []
-    seen: Dict[str, CompilerFacts] = {}
-    for name in names:
+    found: List[Tuple[str, str, str]] = []  # (name, path, real path)
+    for name in dict.fromkeys(names):
         exe = shutil.which(name, path=path)
-        if exe is None:
-            continue
-        real = os.path.realpath(exe)
-        if real in seen:  # cc -> gcc: one binary, asked once
-            known = seen[real]
-            found.append(CompilerFacts(name, exe, known.kind, known.version))
-            continue
-        facts = CompilerFacts(name=name, path=exe)
-        try:
-            result = _proc.run(
-                [exe] if name == "cl" else [exe, "--version"], timeout, env=dict(env)
+        if exe is not None:
+            found.append((name, exe, os.path.realpath(exe)))
+    unique = {real: (name, exe) for name, exe, real in reversed(found)}  # cc -> gcc: asked once
+    with ThreadPoolExecutor(max_workers=max(1, len(unique))) as pool:
+        answers = dict(
+            zip(
+                unique, pool.map(lambda item: _ask(item[1], item[0], env, timeout), unique.values())
             )
-        except OSError:
-            result = None
-        if result is not None:
-            text = (result.stdout or "") + (result.stderr or "")
-            first = next((line for line in text.splitlines() if line.strip()), "")
-            facts.kind = _kind(text)
-            match = _VERSION.search(first.split(")")[-1]) or _VERSION.search(first)
-            facts.version = match.group(1) if match else None
-        seen[real] = facts
-        found.append(facts)
-    return found
+        )
+    return [CompilerFacts(name, exe, *answers[real]) for name, exe, real in found]
 
 
 def cxx_of(env: Mapping[str, str], found: List[CompilerFacts]) -> Optional[str]:
@@ -196,10 +199,16 @@ def probe_toolchain(
     facts.host_config, facts.nvcc_host_max = host_limits(facts.cuda_home)
     if facts.host_config is None and facts.nvcc_path:  # nvcc on PATH may be a wrapper script
         facts.host_config, facts.nvcc_host_max = host_limits("/usr/local/cuda")
-    facts.compilers = compilers(env, timeout)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=3) as pool:  # each waits on child processes
+        found = pool.submit(compilers, env, timeout)
+        ninja_found = pool.submit(ninja, env, timeout)
+        lib = pool.submit(libcuda, env, timeout)
+        facts.compilers = found.result()
+        facts.ninja_path, facts.ninja_version = ninja_found.result()
+        facts.libcuda = lib.result()
     facts.cxx = cxx_of(env, facts.compilers)
-    facts.ninja_path, facts.ninja_version = ninja(env, timeout)
-    facts.libcuda = libcuda(env, timeout)
     facts.caches = caches(env)
     facts.toolchain_probed = True
     return facts
