@@ -305,6 +305,11 @@ class ToolkitFacts:
     # found; None when not looked for (no NVIDIA driver here).
     libcuda: Optional[str] = None
     caches: List[CacheDirFacts] = field(default_factory=list)
+    # The project's [build-system] requires on torch ("torch>=2.0", "torch"), from the nearest
+    # pyproject.toml upwards: pip's build isolation builds against that torch, not the
+    # installed one. None when there is no such project or requirement.
+    build_requires_torch: Optional[str] = None
+    build_requires_source: Optional[str] = None  # that pyproject.toml
     toolchain_probed: bool = False  # the fields above were looked at (not a pasted report)
 
 

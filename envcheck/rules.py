@@ -256,6 +256,12 @@ _RULES: List[Rule] = [
         "warning",
         "torch.compile's cache folder is not writable",
     ),
+    Rule(
+        "TK011",
+        "build-isolation-torch",
+        "warning",
+        "the project's build requirements pull another torch",
+    ),
     # GPU health
     Rule("GPU001", "gpu-lost", "error", "a GPU has fallen off the bus"),
     Rule("GPU002", "ecc-uncorrectable", "error", "uncorrectable ECC errors"),

@@ -304,3 +304,31 @@ def test_check_end_to_end_with_a_too_new_gcc(tmp_path: Path) -> None:
     assert "WARNING TK004 gcc 16.1.0 is newer than nvcc 13.0" in " ".join(run.stdout.split()), (
         run.stdout
     )
+
+
+@pytest.mark.parametrize(
+    "requires, fires",
+    [
+        ('["setuptools", "torch"]', True),  # any torch: pip picks the newest
+        ('["setuptools", "torch>=2.0"]', True),
+        ('["torch==2.4.*"]', True),  # excludes the installed 2.5.1
+        ('["torch==2.5.1"]', False),  # exactly the installed one
+        ('["setuptools"]', False),
+    ],
+)
+def test_tk011_build_isolation_builds_against_another_torch(
+    tmp_path: Path, requires: str, fires: bool
+) -> None:
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(f"[build-system]\nrequires = {requires}\n")
+    facts = with_torch(Facts())
+    facts.toolkit = probe_toolkit(env_with([tmp_path]))
+    from envcheck.probes.toolchain import probe_toolchain
+
+    probe_toolchain(facts.toolkit, env_with([tmp_path]), cwd=str(project / "src"))
+    found = [f for f in toolchain_check(facts, TABLES) if f.code == "TK011"]
+    assert bool(found) is fires
+    if fires:
+        assert "--no-build-isolation" in found[0].fix
+        assert str(project / "pyproject.toml") in found[0].evidence[0]

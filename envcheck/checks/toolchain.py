@@ -37,6 +37,7 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     findings += _libcuda(facts)
     findings += _triton(facts)
     findings += _caches(facts)
+    findings += _build_isolation(facts)
     return findings
 
 
@@ -258,4 +259,43 @@ def _caches(facts: Facts) -> List[Finding]:
             f"container). Set {variables.get(c.name, 'it')} to a writable folder.",
         )
         for c in bad
+    ]
+
+
+def _build_isolation(facts: Facts) -> List[Finding]:
+    """TK011: pip builds a project in an isolated environment with its [build-system]
+    requires, so an extension is compiled against the torch pip picks there (the newest
+    that matches), not the installed one; its binary then fails to load ("undefined
+    symbol") with the torch the job imports."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    tk, t = facts.toolkit, facts.torch
+    if not tk.build_requires_torch or not t.installed or not t.version:
+        return []
+    spec = SpecifierSet(tk.build_requires_torch[len("torch") :])
+    try:
+        installed = Version(Version(t.version).base_version)
+    except InvalidVersion:
+        return []
+    pinned = len(spec) == 1 and next(iter(spec)).operator == "==" and installed in spec
+    if pinned:
+        return []
+    why = (
+        "does not allow the installed one"
+        if installed not in spec
+        else "lets pip pick any torch it allows (the newest), not necessarily the installed one"
+    )
+    return [
+        RULES["TK011"](
+            f"The project builds against {tk.build_requires_torch}, which {why}",
+            [
+                f"{tk.build_requires_source}: [build-system] requires {tk.build_requires_torch}",
+                f"installed torch {t.version}",
+            ],
+            "pip builds in an isolated environment with its own torch, so the extension fails to "
+            'load against the installed one ("undefined symbol"). Install the build requirements '
+            "into this environment and build without isolation: `pip install --no-build-isolation .` "
+            "(uv: `--no-build-isolation`).",
+        )
     ]

@@ -191,11 +191,53 @@ def caches(env: Mapping[str, str]) -> List[CacheDirFacts]:
     return out
 
 
+def build_requires(start: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(the torch requirement of [build-system] requires, the pyproject.toml it is in) for
+    the nearest pyproject.toml from ``start`` upwards; (None, None) without one, or when
+    it cannot be read (the requirements' reader reports a bad file, not this probe)."""
+    if not start:
+        return None, None
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from ..requirements import ConfigError, _toml
+
+    folder = Path(start)
+    for candidate in (folder, *folder.parents):
+        project = candidate / "pyproject.toml"
+        if not project.is_file():
+            continue
+        try:
+            data = _toml(project)
+        except (ConfigError, ImportError):
+            return None, None
+        requires = (data.get("build-system") or {}).get("requires") or []
+        for item in requires if isinstance(requires, list) else []:
+            try:
+                req = Requirement(str(item))
+            except InvalidRequirement:
+                continue
+            if req.name.lower() == "torch":
+                return f"torch{req.specifier}", str(project)
+        return None, str(project)
+    return None, None
+
+
 def probe_toolchain(
-    facts: ToolkitFacts, environ: Optional[Mapping[str, str]] = None, timeout: float = 10.0
+    facts: ToolkitFacts,
+    environ: Optional[Mapping[str, str]] = None,
+    timeout: float = 10.0,
+    cwd: Optional[str] = None,
 ) -> ToolkitFacts:
-    """Fill the toolchain fields of ``facts`` (whose nvcc part probe_toolkit filled)."""
+    """Fill the toolchain fields of ``facts`` (whose nvcc part probe_toolkit filled);
+    ``cwd``: where the project is (default: the current folder)."""
     env = dict(os.environ) if environ is None else dict(environ)
+    if cwd is None:
+        from .._cwd import current
+
+        cwd = current()
+    facts.build_requires_torch, facts.build_requires_source = build_requires(cwd)
+    if facts.build_requires_torch is None:
+        facts.build_requires_source = None
     facts.host_config, facts.nvcc_host_max = host_limits(facts.cuda_home)
     if facts.host_config is None and facts.nvcc_path:  # nvcc on PATH may be a wrapper script
         facts.host_config, facts.nvcc_host_max = host_limits("/usr/local/cuda")
