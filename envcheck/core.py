@@ -351,10 +351,20 @@ def _advice(
 
 
 def smoke_findings(results: Sequence[SmokeResult]) -> List[Finding]:
-    """SMK001 for a failed test, SMK002 for one that hung."""
+    """SMK001 for a failed test (SMK003 for torch.compile), SMK002 for one that hung."""
     out = []
     for r in results:
-        if r.status == "failed":
+        if r.status == "failed" and r.name == "compile":
+            out.append(
+                RULES["SMK003"](
+                    f"torch.compile failed on {r.device} in the smoke test",
+                    [r.error or ""],
+                    "The toolchain finding it follows from (a compiler, Python.h, libcuda.so, "
+                    "Triton, a cache folder) names the cause; with none, the error above is "
+                    'Inductor\'s own: `backend="aot_eager"` works around it while it is reported.',
+                )
+            )
+        elif r.status == "failed":
             out.append(
                 RULES["SMK001"](
                     f"smoke test {r.name} on {r.device} failed",

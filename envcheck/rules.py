@@ -59,6 +59,8 @@ NOT_VERIFIED = frozenset({"ARC004"})
 _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "SMK001": _NO_TORCH,
     "SMK002": _NO_TORCH,
+    # a failed torch.compile smoke test: the toolchain finding that explains it comes first
+    "SMK003": ("TK002", "TK003", "TK007", "TK009", "TK010", "PKG005", *_NO_TORCH),
     "RUN003": ("DRV001", "DRV003", "DRV004", "DRV005", "GPU001", "GPU005", "SYS005", "SYS006"),
     # a container started without its GPUs: no driver library, no GPU, a CUDA torch on the CPU
     "DRV004": ("SYS006",),
@@ -287,6 +289,7 @@ _RULES: List[Rule] = [
     # the smoke test (envcheck check --smoke)
     Rule("SMK001", "smoke-failed", "error", "a smoke test failed"),
     Rule("SMK002", "smoke-timed-out", "error", "a smoke test hung and was killed"),
+    Rule("SMK003", "compile-failed", "error", "torch.compile failed in the smoke test"),
     # the tables themselves
     Rule(
         "TBL001",

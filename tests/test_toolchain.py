@@ -332,3 +332,36 @@ def test_tk011_build_isolation_builds_against_another_torch(
     if fires:
         assert "--no-build-isolation" in found[0].fix
         assert str(project / "pyproject.toml") in found[0].evidence[0]
+
+
+def test_a_failed_compile_smoke_follows_the_toolchain_finding_that_explains_it() -> None:
+    from envcheck.core import check as core_check
+    from envcheck.smoke.runner import SmokeResult
+
+    facts = with_torch(Facts(), cuda=None)
+    facts.toolkit.toolchain_probed, facts.toolkit.compilers = True, []  # no compiler here
+    failed = SmokeResult(
+        "compile", "cpu", "failed", 3.0, error="InvalidCxxCompiler: No working C++ compiler found"
+    )
+    report = core_check(
+        facts=facts,
+        smoke=[failed],
+        requirements=False,
+        observed=("torch", "toolkit", "python", "system"),
+    )
+    (smk,) = [f for f in report.findings if f.code == "SMK003"]
+    assert smk.caused_by == "TK002"
+    assert [
+        f.code for f in report.follow_ons(next(f for f in report.findings if f.code == "TK002"))
+    ] == ["SMK003"]
+    facts.toolkit.compilers = probe_toolkit().compilers or [
+        __import__("envcheck.facts").facts.CompilerFacts("gcc", "/usr/bin/gcc", "gcc", "12.2.0")
+    ]
+    report = core_check(
+        facts=facts,
+        smoke=[failed],
+        requirements=False,
+        observed=("torch", "toolkit", "python", "system"),
+    )
+    (smk,) = [f for f in report.findings if f.code == "SMK003"]
+    assert smk.caused_by is None  # nothing here explains it: the error itself is the finding
