@@ -20,7 +20,7 @@ from ..tables import Tables
 from ..values import ComputeCapability
 from ._util import has_nvidia_gpu
 
-# torch/_inductor's own check: "Triton only supports devices of CUDA Capability >= 7.0"
+# torch/_inductor/exc.py (torch 2.13, read here): "Triton only supports devices of CUDA Capability >= 7.0"
 TRITON_MIN_CAPABILITY = ComputeCapability(7, 0)
 
 
@@ -237,7 +237,7 @@ def _triton(facts: Facts) -> List[Finding]:
                     f"torch.compile cannot use Triton on {', '.join(old)}: Triton needs compute capability 7.0",
                     [
                         *old,
-                        "torch._inductor: Triton only supports devices of CUDA Capability >= 7.0",
+                        "torch/_inductor/exc.py: Triton only supports devices of CUDA Capability >= 7.0",
                     ],
                     'Eager mode works. For torch.compile on this GPU use `backend="aot_eager"` (or '
                     '"eager"), or run on a Volta or newer GPU.',
