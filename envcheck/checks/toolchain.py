@@ -125,7 +125,7 @@ def _host_compiler(facts: Facts) -> List[Finding]:
                 f"host compiler {cxx.path} ({name} {cxx.version})",
                 f"nvcc {tk.nvcc_version}: {tk.host_config} allows {name} <= {limit}",
             ],
-            f'nvcc stops with "unsupported GNU version" / "unsupported clang version". Install '
+            f'nvcc stops with "unsupported {"GNU" if name == "gcc" else "clang"} version". Install '
             f"{name} {limit} or older beside it and point the build at it (`export "
             f"NVCC_CCBIN={'g++' if name == 'gcc' else 'clang++'}-{limit}`, or CC/CXX), or use a "
             "newer CUDA toolkit. `-allow-unsupported-compiler` silences the check at your risk.",
