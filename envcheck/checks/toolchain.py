@@ -75,7 +75,11 @@ def _compiler(facts: Facts) -> List[Finding]:
             "No C/C++ compiler found: torch.compile and extension builds will fail",
             [
                 "no cc, c++, gcc, g++, clang or clang++ on PATH",
-                f"CC={facts.environment.get('CC', '')!s}".rstrip("="),
+                *(
+                    f"{v}={facts.environment[v]}: not found"
+                    for v in ("CC", "CXX")
+                    if facts.environment.get(v)
+                ),
             ],
             f"Install one: {_distro_packages(facts, 'compiler')}. torch.compile's Inductor "
             'compiles C++ ("InvalidCxxCompiler", "Failed to find C compiler"); until then '
