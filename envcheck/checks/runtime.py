@@ -179,7 +179,9 @@ def _nvcc(facts: Facts, tables: Tables) -> List[Finding]:
     major = nvcc.major != cuda.major
     other = torch_for_toolkit(facts, tables, nvcc)
     instead = (
-        f", or install {other}, which this machine runs (`envcheck install --variant "
+        f", or install {other}, which "
+        + ("this machine runs" if facts.source == "probe" else "fits what the report says")
+        + f" (`envcheck install --variant "
         f"{other.rsplit('+', 1)[1]}`)."
         if other
         else f". No torch build for CUDA {nvcc.major}.x is known to run on this machine, so "

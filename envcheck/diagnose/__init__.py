@@ -19,6 +19,7 @@ from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import MessageRule
 from ..values import ComputeCapability, Severity
+from .fragments import read_fragments
 from .parsers import Reading, clean, read_collect_env, read_json, read_nvidia_smi
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ def read_text(text: str, tables: Tables) -> Reading:
     reading = Reading(facts=facts)
     read_collect_env(text, reading)
     read_nvidia_smi(text, reading)
+    read_fragments(text, reading)  # nvcc -V, package lists, torch's print, uname, sw_vers
     for gpu in facts.nvidia.gpus:
         if gpu.name and not gpu.compute_capability:
             gpu.compute_capability = tables.capability_of(gpu.name)

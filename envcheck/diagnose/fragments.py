@@ -1,0 +1,149 @@
+"""Readers for the small fragments users paste instead of a whole collect_env: `nvcc -V`,
+`pip list` / `pip freeze` / `conda list` lines, what `python -c "import torch;
+print(torch.__version__, torch.version.cuda)"` prints, `uname -a` or `/proc/version`
+(which tell WSL apart), and `sw_vers`.
+
+Each reader takes facts from any line it recognises, wherever it stands (the text is
+already cleaned of markdown, quotes and Windows line endings), never overwrites a fact a
+fuller reader (collect_env, nvidia-smi) set, and says in the reading's notes when the
+text contradicts itself. Every pattern is anchored and linear in a line's length.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+from ..facts import PackageFacts
+from ..probes.toolkit import parse_nvcc_version
+from ..values import Variant
+from .parsers import Reading, lines_of
+
+_NVCC = re.compile(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
+_TORCH_PRINT = re.compile(
+    r"^\s*(\d{1,3}\.\d{1,3}\.\d{1,3}(?:[a-z]+\d*)?\+(cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu))"
+    r"(?:\s+(\d{1,2}\.\d{1,2}|None))?\s*$"
+)
+_PACKAGES = ("torch", "torchvision", "torchaudio", "triton", "pytorch-triton")
+_PIP_LINE = re.compile(
+    r"^\s*(torch|torchvision|torchaudio|triton|pytorch-triton)\s*(?:==\s*|\s{2,}|\s+(?=\d))"
+    r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]+)?)\s*$"
+)
+_CONDA_LINE = re.compile(
+    r"^\s*(pytorch|torchvision|torchaudio)\s+(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)\s+(\S+)(?:\s+(\S+))?\s*$"
+)
+_CONDA_CUDA = re.compile(r"cuda(\d{1,2}\.\d)")
+_UNAME = re.compile(
+    r"^\s*(?:Linux version (\S+)|Linux \S+ (\S+) .*?\s(x86_64|aarch64|arm64|ppc64le|s390x)(?: \S+)?\s*$)"
+)
+_SW_VERS = re.compile(r"^\s*ProductVersion:\s*(\d+(?:\.\d+){0,2})\s*$")
+_SW_NAME = re.compile(r"^\s*ProductName:\s*(macOS|Mac OS X)\s*$")
+
+
+def read_fragments(text: str, reading: Reading) -> None:
+    lines = lines_of(text)
+    _nvcc(lines, reading)
+    _torch_print(lines, reading)
+    _package_lines(lines, reading)
+    _uname(lines, reading)
+    _sw_vers(lines, reading)
+
+
+def _note_conflict(reading: Reading, what: str, had: Optional[str], seen: str) -> bool:
+    """True when the text already said something else for this fact (it is then kept and
+    the conflict is said)."""
+    if had is not None and had != seen:
+        reading.notes.append(f"the text gives two values for {what}: {had} and {seen}; kept {had}")
+        return True
+    return False
+
+
+def _nvcc(lines: List[str], reading: Reading) -> None:
+    line = next((x for x in lines if _NVCC.match(x)), None)
+    if line is None:
+        return
+    version = parse_nvcc_version(line)
+    tk = reading.facts.toolkit
+    if version and not _note_conflict(reading, "nvcc", tk.nvcc_version, version):
+        tk.nvcc_version = version
+        reading.observed.add("toolkit")
+        reading.pieces.append("nvcc -V")
+
+
+def _set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) -> None:
+    t = reading.facts.torch
+    if _note_conflict(reading, "torch", t.version, version):
+        return
+    if t.version is None:
+        t.installed, t.version, t.dist_version = True, version, version
+        if cuda is None and "+" in version:
+            variant = Variant.maybe(version.split("+", 1)[1])
+            cuda = str(variant.cuda) if variant is not None and variant.cuda else None
+        t.cuda = cuda
+        reading.observed.add("torch")
+        reading.pieces.append(where)
+
+
+def _torch_print(lines: List[str], reading: Reading) -> None:
+    for line in lines:
+        match = _TORCH_PRINT.match(line)
+        if match:
+            cuda = match.group(3) if match.group(3) not in (None, "None") else None
+            _set_torch(reading, match.group(1), cuda, "torch.__version__ output")
+            return
+
+
+def _package_lines(lines: List[str], reading: Reading) -> None:
+    found: Dict[str, Tuple[str, Optional[str]]] = {}
+    for line in lines:
+        match = _PIP_LINE.match(line)
+        if match:
+            found.setdefault(match.group(1), (match.group(2), None))
+            continue
+        match = _CONDA_LINE.match(line)
+        if match:
+            name = "torch" if match.group(1) == "pytorch" else match.group(1)
+            build = _CONDA_CUDA.search(match.group(3))
+            found.setdefault(name, (match.group(2), build.group(1) if build else None))
+    if not found:
+        return
+    if "torch" in found:
+        version, built_for = found.pop("torch")
+        _set_torch(reading, version, built_for, "package list")
+    t = reading.facts.torch
+    have = {p.name for p in t.companions}
+    t.companions += [PackageFacts(name, v) for name, (v, _) in found.items() if name not in have]
+    if found and "package list" not in reading.pieces:
+        reading.pieces.append("package list")
+
+
+def _uname(lines: List[str], reading: Reading) -> None:
+    s = reading.facts.system
+    for line in lines:
+        match = _UNAME.match(line)
+        if not match:
+            continue
+        kernel = match.group(1) or match.group(2)
+        if _note_conflict(reading, "the kernel", s.kernel, kernel):
+            return
+        s.os, s.kernel = "Linux", kernel
+        low = kernel.lower()
+        if "microsoft" in low:
+            s.wsl = 2 if ("wsl2" in low or "microsoft-standard" in low) else 1
+        if match.group(3):
+            s.machine = match.group(3)
+            reading.observed.add("system")  # OS and architecture: enough to judge a platform
+        reading.pieces.append("uname" if match.group(2) else "/proc/version")
+        return
+
+
+def _sw_vers(lines: List[str], reading: Reading) -> None:
+    if not any(_SW_NAME.match(x) for x in lines):
+        return
+    version = next((m.group(1) for m in map(_SW_VERS.match, lines) if m), None)
+    s = reading.facts.system
+    if s.os and s.os != "Darwin":
+        _note_conflict(reading, "the OS", s.os, "Darwin")
+        return
+    s.os, s.os_version = "Darwin", version or s.os_version
+    reading.pieces.append("sw_vers")  # no architecture: not enough to judge the platform
