@@ -8,7 +8,7 @@ live here, once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import List, Optional, Sequence, Tuple
 
@@ -78,6 +78,9 @@ class DriverVerdict:
     basis: str  # one line: what the verdict rests on
     full_basis: str = ""  # which release full_from belongs to, and how sure that is
     full_branch: Optional[int] = None  # CUDA 13.x: the branch NVIDIA names instead of a version
+    # A "full" verdict that rests on the GA floor while the build's bundled update is not
+    # known and a later update of that CUDA needs a newer driver: the driver that rules it out.
+    unverified_below: Optional[Version] = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,9 @@ class FullFloor:
     driver: Optional[Version]
     branch: Optional[int]
     basis: str
+    # GA floor used because the bundled update is unknown: the highest floor of that CUDA's
+    # update releases, above the GA's (the build may bundle one of them)
+    updates_up_to: Optional[Version] = None
 
 
 def full_support_floor(
@@ -130,7 +136,10 @@ def full_support_floor(
         floors = [u.windows if windows else u.linux for u in toolkit.updates]
         higher = any(f is None or f > ga for f in floors)
         caveat = "; the update this build bundles is not known and may need more" if higher else ""
-        return FullFloor(ga, toolkit.branch, f"CUDA {cuda} GA{caveat}")
+        known = [f for f in floors if f is not None and f > ga]
+        return FullFloor(
+            ga, toolkit.branch, f"CUDA {cuda} GA{caveat}", max(known) if known else None
+        )
     if toolkit.branch:
         return FullFloor(None, toolkit.branch, f"CUDA {cuda}: driver branch R{toolkit.branch}")
     return FullFloor(None, None, f"the driver CUDA {cuda} needs is not known")
@@ -160,7 +169,10 @@ def driver_verdict(
 
     if drv is not None:
         if full is not None and drv >= full:
-            return make("full", drv, full, f"driver {drv} >= {full}")
+            verdict = make("full", drv, full, f"driver {drv} >= {full}")
+            if need.updates_up_to is not None and drv < need.updates_up_to:
+                verdict = replace(verdict, unverified_below=need.updates_up_to)
+            return verdict
         if full is None and branch is not None and drv.major >= branch:
             return make("full", drv, None, f"driver {drv} is of branch R{branch} or newer")
         if floor is not None and drv >= floor:

@@ -54,7 +54,7 @@ _INSTALL_FIX = {
 _NO_TORCH = ("TRC003", "RUN001", "RUN002")
 # Findings that say a fact the tables or the probe do not hold (not a problem found): a READY
 # verdict beside one of them is not verified, and reports say so.
-NOT_VERIFIED = frozenset({"ARC004"})
+NOT_VERIFIED = frozenset({"ARC004", "DRV006"})
 # code -> the codes it follows from when they are present in the same report.
 _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "SMK001": _NO_TORCH,
@@ -124,6 +124,12 @@ _RULES: List[Rule] = [
     Rule("DRV003", "driver-dropped-gpu", "error", "the driver branch no longer supports a GPU"),
     Rule("DRV004", "nvml-failed", "error", "NVML, the driver's management library, failed"),
     Rule("DRV005", "driver-predates-gpu", "error", "the driver is older than the GPU it must run"),
+    Rule(
+        "DRV006",
+        "bundled-update-unknown",
+        "info",
+        "whether the driver covers the CUDA update the build bundles is not known",
+    ),
     # GPU architectures
     Rule(
         "ARC001", "no-kernels-for-gpu", "error", "torch carries no kernels for a GPU's architecture"

@@ -243,3 +243,34 @@ def test_end_of_life_is_said_in_the_right_tense() -> None:
     assert "reached its end of life in June 2026" in after and "no more fixes" in after
     assert _end_of_life_caveat(535, None) == ""
     assert "mid-2026" in _end_of_life_caveat(535, "mid-2026")
+
+
+GH200 = {
+    "ENVCHECK_FACT_SYSTEM_MACHINE": "aarch64",
+    "ENVCHECK_GPUS": "NVIDIA GH200 480GB:9.0:96GiB",
+    "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cu130",
+    "ENVCHECK_FACT_TORCH_CUDA": "13.0",
+    "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",
+}
+
+
+@pytest.mark.parametrize(
+    "driver, said",
+    [("580.82.07", True), ("580.95.05", False)],
+)
+def test_an_unknown_bundled_update_is_said_not_read_as_full_support(
+    driver: str, said: bool
+) -> None:
+    """2.13 cu130 on aarch64: which 13.0 update it bundles is not known (its wheel was not
+    read); a driver between the GA's floor and a later update's is not verified, never READY."""
+    from tests.runner import envcheck
+
+    env = {**GH200, "ENVCHECK_DRIVER_VERSION": driver, "ENVCHECK_CUDA_DRIVER_VERSION": "13.0"}
+    run = envcheck("check", "--no-deep", "--json", env=env)
+    report = __import__("json").loads(run.stdout)
+    codes = [f["code"] for f in report["findings"]]
+    assert ("DRV006" in codes) is said, codes
+    assert ("DRV006" in report["unverified"]) is said
+    if said:
+        (drv,) = [f for f in report["findings"] if f["code"] == "DRV006"]
+        assert "580.95.05" in drv["fix"] and "DRV002" not in codes

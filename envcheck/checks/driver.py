@@ -88,6 +88,18 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
                 fix,
             )
         ]
+    if verdict.level == "full" and verdict.unverified_below is not None:
+        return [
+            RULES["DRV006"](
+                f"Not verified: whether driver {verdict.driver} covers the CUDA {cuda} update "
+                f"torch {facts.torch.version} bundles",
+                [*evidence, f"a later CUDA {cuda} update needs driver {verdict.unverified_below}"],
+                f"The tables do not know which CUDA {cuda} update this build bundles; the GA "
+                f"needs {verdict.full_from} (met), a later update {verdict.unverified_below}. "
+                f"Driver {verdict.unverified_below} or newer is sure to give full support; until "
+                "then, what needs the newer driver may fail (DRV002 explains).",
+            )
+        ]
     if verdict.level == "minor":
         if verdict.full_from is not None:
             upgrade = f"For full support, upgrade the driver to {verdict.full_from} or newer."
