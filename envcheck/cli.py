@@ -651,10 +651,12 @@ def diagnose(ctx, source, as_json, strict, ignore) -> None:
     for note in notes:
         click.echo(f"envcheck: {note}", err=True)
     report = diagnose_text(text, _load_tables(ctx), ignore, strict, notes)
-    if not (report.diagnosis or {}).get("read"):  # no facts: not judged, never "ready"
+    diagnosis = report.diagnosis or {}
+    if not diagnosis.get("read"):  # no facts: not judged, never "ready"
+        why = "; ".join(diagnosis.get("errors") or []) or NOTHING_READ
         if as_json:
-            click.echo(unjudged_json(report, NOTHING_READ), nl=False)
-        click.echo(NOTHING_READ, err=as_json)
+            click.echo(unjudged_json(report, why), nl=False)
+        click.echo(f"envcheck: {why}" if why != NOTHING_READ else why, err=as_json)
         ctx.exit(exitcodes.USAGE)
     _emit(report, "json" if as_json else "text", None)
     ctx.exit(report.exit_code)

@@ -31,7 +31,7 @@ from typing import (
 
 from .facts import Facts
 from .findings import Finding, sort_key
-from .rules import NOT_VERIFIED, RULES, follows, lookup, not_judged
+from .rules import NOT_VERIFIED, RULES, follows, lookup, not_judged, with_details
 from .values import Severity
 
 if TYPE_CHECKING:  # without importing these at run time: the static check stays fast
@@ -179,6 +179,7 @@ def check(
     on_smoke: Optional[Callable[..., None]] = None,  # run_suite's progress callback
     messages: Sequence[Finding] = (),
     observed: Optional[Iterable[str]] = None,
+    unstated: Iterable[str] = (),
     manager: str = "pip",
     command: str = "check",
     diagnosis: Optional[Mapping[str, Any]] = None,
@@ -194,6 +195,8 @@ def check(
     terminal's stderr.
     observed: the Facts sections known (a pasted report); rules needing others are
     not judged. Default: everything a live probe fills, torch_runtime when ``deep``.
+    unstated: details of those sections the report lacks (rules.DETAILS): the rules
+    that need them are not judged either.
     Raises ConfigError (bad requirements), OverrideError / InterpreterError (a bad
     override or ``python``) and TableError (unreadable tables).
     """
@@ -223,7 +226,7 @@ def check(
             chosen_because=chosen_because,
             progress=progress,
         )
-    available = set(LIVE_SECTIONS if observed is None else observed)
+    available = set(with_details(LIVE_SECTIONS if observed is None else observed, unstated))
     if observed is None and (deep or not live) and facts.torch_runtime.status != "not_run":
         available.add("torch_runtime")
 
@@ -275,6 +278,9 @@ def check(
         "smoke": "needs the smoke tests (--smoke)",
         "requirements": "needs project requirements ([tool.envcheck])",
         "text": "needs a pasted report",
+        "nvidia.gpus": "needs the list of GPUs (not in the text)",
+        "nvidia.driver": "needs the driver version (not in the text)",
+        "system.machine": "needs the OS and its architecture (not in the text)",
     }
     not_run = tuple(
         NotRun(

@@ -32,6 +32,22 @@ _NEEDS: Dict[str, FrozenSet[str]] = {
     "INT": frozenset(),
     "SEL": frozenset(),
 }
+# Details of a section that a pasted report may lack although it shows the section (a
+# collect_env cut before its GPU lines, an OS without its architecture, a message that
+# proves a driver but names no GPU). A live probe always knows them; diagnose passes the
+# ones its text lacks as ``unstated``, and the rules that need them are not judged.
+DETAILS: Dict[str, str] = {
+    "nvidia.gpus": "nvidia",  # the list of GPUs (empty is a fact too)
+    "nvidia.driver": "nvidia",  # the driver version or the CUDA it supports
+    "system.machine": "system",  # the OS and its architecture (which wheels exist)
+}
+_DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
+    **{c: frozenset({"nvidia.gpus"}) for c in ("TRC001", "TRC002", "TRC004", "GPU005")},
+    **{c: frozenset({"nvidia.gpus"}) for c in ("ARC001", "ARC002", "ARC003", "ARC004")},
+    **{c: frozenset({"nvidia.driver"}) for c in ("DRV001", "DRV002", "DRV006")},
+    **{c: frozenset({"nvidia.driver", "nvidia.gpus"}) for c in ("DRV003", "DRV005")},
+    **{c: frozenset({"system.machine"}) for c in ("PY002", "PY003")},
+}
 # Fixed by installing other torch packages: the core attaches the one install plan.
 _INSTALL_FIX = {
     "TRC001",
@@ -144,7 +160,11 @@ _RULES: List[Rule] = [
     Rule("ARC004", "arch-list-unknown", "warning", "the architectures of this build are not known"),
     # Python and platform
     Rule(
-        "PY001", "python-unsupported", "error", "the installed torch has no wheels for this Python"
+        "PY001",
+        "python-unsupported",
+        "error",
+        "the installed torch has no wheels for this Python",
+        needs=frozenset({"python", "torch"}),
     ),
     Rule(
         "PY002",
@@ -334,7 +354,7 @@ def _complete(rule: Rule) -> Rule:
         rule.name,
         rule.severity,
         rule.summary,
-        needs=rule.needs or _NEEDS[rule.family],
+        needs=(rule.needs or _NEEDS[rule.family]) | _DETAIL_NEEDS.get(rule.code, frozenset()),
         install_fix=rule.code in _INSTALL_FIX,
         follows=_FOLLOWS.get(rule.code, ()),
     )
@@ -362,6 +382,13 @@ def lookup(code_or_name: str) -> Optional[Rule]:
 
 def family_rules(family: str) -> List[Rule]:
     return [r for r in RULES.values() if r.family == family]
+
+
+def with_details(sections: Iterable[str], unstated: Iterable[str] = ()) -> FrozenSet[str]:
+    """``sections`` and the details (DETAILS) of each, less those ``unstated``."""
+    have = set(sections)
+    have |= {d for d, section in DETAILS.items() if section in have}
+    return frozenset(have - set(unstated))
 
 
 def not_judged(available: Iterable[str]) -> List[Rule]:

@@ -251,7 +251,7 @@ def report_schema() -> Dict[str, Any]:
         "envcheck_version": STR,
         "command": {"enum": ["check", "diagnose", "require"]},
         "verdict": {"enum": ["ready", "not ready", "not judged"]},
-        "ready": {"type": ["boolean", "null"]},
+        "ready": {"type": "boolean"},
         "unverified": STRINGS,
         "strict": {"type": "boolean"},
         "summary": {
@@ -283,12 +283,24 @@ def report_schema() -> Dict[str, Any]:
         "read": STRINGS,
         "observed": STRINGS,
         "missing": STRINGS,
+        "unstated": STRINGS,
+        "errors": STRINGS,
         "not_judged": STRINGS,
         "notes": STRINGS,
         "messages": STRINGS,
         "error": STR,
     }
-    diagnose_only = {"read", "observed", "missing", "not_judged", "notes", "messages", "error"}
+    diagnose_only = {
+        "read",
+        "observed",
+        "missing",
+        "unstated",
+        "errors",
+        "not_judged",
+        "notes",
+        "messages",
+        "error",
+    }
     body = {
         "type": "object",
         "properties": props,

@@ -18,17 +18,6 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     py = parse_version(facts.python.version)
     if py is None:
         return []
-    platform = platform_key(facts.system)
-    machine = f"{facts.system.os} {facts.system.machine}"
-    if platform is None:
-        return [
-            RULES["PY003"](
-                f"PyTorch publishes no wheels for {machine}",
-                [f"{machine}, Python {py} ({facts.python.bits}-bit)"],
-                "Use a 64-bit Python on Linux (x86_64 or aarch64), Windows x86_64 or macOS arm64, "
-                "or build torch from source.",
-            )
-        ]
     findings: List[Finding] = []
     version = torch_version(facts)
     release = tables.release(version) if version else None
@@ -44,6 +33,20 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
                 "or a torch release that supports this Python.",
             )
         )
+    if not facts.system.os or not facts.system.machine:
+        return findings  # which wheels exist is unknown (a report that names no architecture)
+    platform = platform_key(facts.system)
+    machine = f"{facts.system.os} {facts.system.machine}"
+    if platform is None:
+        bits = f" ({facts.python.bits}-bit)" if facts.python.bits else ""
+        return findings + [
+            RULES["PY003"](
+                f"PyTorch publishes no wheels for {machine}",
+                [f"{machine}, Python {py}{bits}"],
+                "Use a 64-bit Python on Linux (x86_64 or aarch64), Windows x86_64 or macOS arm64, "
+                "or build torch from source.",
+            )
+        ]
     usable = [r for r in tables.releases if r.supports_python(py) and platform in r.platforms]
     newest = tables.newest_release
     if not usable:

@@ -15,10 +15,11 @@ from typing import IO, TYPE_CHECKING, List, Optional, Sequence, Tuple
 from ..facts import Facts, GpuFacts
 from ..findings import Finding
 from ..probes.nvidia import cuda_version_from_int
-from ..rules import RULES
+from ..rules import DETAILS, RULES, with_details
 from ..tables import Tables
 from ..tables.model import MessageRule
 from ..values import ComputeCapability, Severity
+from .dumps import read_dumps
 from .fragments import read_fragments
 from .parsers import Reading, clean, read_collect_env, read_json, read_nvidia_smi
 
@@ -31,6 +32,11 @@ NOTHING_READ = (
     "envcheck found nothing it can read in this text (collect_env, nvidia-smi, envcheck JSON, "
     "or a known error message)."
 )
+DETAIL_LABELS = {
+    "nvidia.gpus": "the GPUs (their names)",
+    "nvidia.driver": "the NVIDIA driver version",
+    "system.machine": "the machine's architecture (x86_64, aarch64)",
+}
 KEY_FACTS = [
     ("torch", "torch version and build"),
     ("nvidia", "NVIDIA driver and GPUs"),
@@ -68,36 +74,52 @@ def read_source(source: IO[str]) -> Tuple[str, List[str]]:
 
 def unjudged_json(report: Report, error: str) -> str:
     """``diagnose --json`` when nothing in the text could be read: the report's document,
-    with the verdict "not judged" and ``ready`` null (no facts, so no verdict), and the error.
+    with the verdict "not judged" and ``ready`` false (nothing read is never ready, as the
+    exit code 2 says), and the error.
     """
     import json
 
     from ..report.findings_text import report_dict
 
     out = report_dict(report)
-    out.update(verdict="not judged", ready=None, error=error)
+    out.update(verdict="not judged", ready=False, error=error)
     return json.dumps(out, indent=2) + "\n"
 
 
 def read_text(text: str, tables: Tables) -> Reading:
     """Every fact the text carries, and which sections of Facts it covered."""
     text = clean(text)
-    from_json = read_json(text)
+    errors: List[str] = []
+    from_json = read_json(text, errors)
     if from_json is not None:
         reading = Reading(facts=from_json, pieces=["envcheck JSON"])
         reading.observed = {"torch", "nvidia", "python", "system", "torch_runtime", "toolkit"}
+        reading.stated = set(DETAILS)
         return reading
     facts = Facts(source="text")
     facts.python.env_kind = "unknown"  # a report does not say; INS004 must not guess "none"
-    reading = Reading(facts=facts)
+    reading = Reading(facts=facts, errors=errors)
     read_collect_env(text, reading)
     read_nvidia_smi(text, reading)
     read_fragments(text, reading)  # nvcc -V, package lists, torch's print, uname, sw_vers
+    read_dumps(text, reading)  # detectron2/mmcv, transformers/Lightning, paths, pip's list
     for gpu in facts.nvidia.gpus:
         if gpu.name and not gpu.compute_capability:
             gpu.compute_capability = tables.capability_of(gpu.name)
     facts.source = "+".join(reading.pieces) or "text"
     return reading
+
+
+def unstated(reading: Reading) -> List[str]:
+    """The details (rules.DETAILS) of observed sections the text does not state: a cut
+    collect_env shows torch and a driver but no GPU list, an OS line no architecture."""
+    f = reading.facts
+    known = {
+        "system.machine": bool(f.system.os and f.system.machine),
+        "nvidia.driver": bool(f.nvidia.driver_version or f.nvidia.cuda_driver_version),
+        "nvidia.gpus": bool(f.nvidia.gpus),
+    }
+    return sorted(d for d, ok in known.items() if not ok and d not in reading.stated)
 
 
 def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]:
@@ -180,14 +202,16 @@ def diagnose_text(
     reading.notes[:0] = list(notes)
     messages = match_messages(clean(text), tables, reading)
     observed = set(reading.observed)
+    lacking = unstated(reading)
     missing = [label for section, label in KEY_FACTS if section not in observed]
+    missing += [DETAIL_LABELS[d] for d in lacking if DETAILS[d] in observed]
     judged = observed | ({"text"} if messages else set())
     families = sorted({r.family for r in RULES.values()})
     not_judged = [
         fam
         for fam in families
         if fam not in ("SMK", "REQ", "MSG", "SEL", "INT")
-        and any(not r.needs <= judged for r in RULES.values() if r.family == fam)
+        and any(not r.needs <= with_details(judged, lacking) for r in RULES.values() if r.family == fam)
     ]
     pieces = reading.pieces + ([f"{len(messages)} error message(s)"] if messages else [])
     return check(
@@ -198,13 +222,16 @@ def diagnose_text(
         strict=strict,
         messages=messages,
         observed=observed,
+        unstated=lacking,
         command="diagnose",
         diagnosis={
             "read": pieces,
             "observed": sorted(observed),
+            "unstated": lacking,
             "missing": missing,
             "not_judged": not_judged,
             "notes": list(reading.notes),
+            "errors": list(reading.errors),
             "messages": [m.name for m in messages],
         },
     )

@@ -16,8 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..facts import PackageFacts
 from ..probes.toolkit import parse_nvcc_version
-from ..values import Variant
-from .parsers import Reading, lines_of
+from .parsers import Reading, cuda_of_local, lines_of
 
 _NVCC = re.compile(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
 _TORCH_PRINT = re.compile(
@@ -76,10 +75,7 @@ def _set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) 
         return
     if t.version is None:
         t.installed, t.version, t.dist_version = True, version, version
-        if cuda is None and "+" in version:
-            variant = Variant.maybe(version.split("+", 1)[1])
-            cuda = str(variant.cuda) if variant is not None and variant.cuda else None
-        t.cuda = cuda
+        t.cuda = cuda or cuda_of_local(version)
         reading.observed.add("torch")
         reading.pieces.append(where)
 

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..facts import AmdGpuFacts, CondaPackageFacts, Facts, FactsError, GpuFacts, PackageFacts
 from ..probes.packages import normalise
+from ..values import Variant
 
 MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
 # No line of collect_env or nvidia-smi output is anywhere near this long (the longest, the
@@ -25,6 +26,7 @@ MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
 MAX_LINE = 8192
 MAX_GPUS = 64  # GPUs read from one listing; no host shows more (a DGX has 8 or 16)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_WIDTH = str.maketrans({"\uff1a": ": ", "\u3000": " ", "\u00a0": " ", "\uff08": "(", "\uff09": ")"})
 _FENCE = re.compile(r"^\s*(```|~~~)[\w-]*\s*$")
 
 
@@ -36,12 +38,23 @@ class Reading:
     observed: Set[str] = field(default_factory=set)  # Facts sections the text showed
     pieces: List[str] = field(default_factory=list)  # "collect_env", "nvidia-smi table", ...
     notes: List[str] = field(default_factory=list)
+    # Details (rules.DETAILS) the text states although Facts cannot show it: "no GPUs" is a
+    # fact only when the text says so (nvidia-smi's "No devices were found").
+    stated: Set[str] = field(default_factory=set)
+    errors: List[str] = field(default_factory=list)  # why a recognised piece was not read
+    # Facts of the text that Facts has no place for: "ld_library_path" (its folders),
+    # "index_versions" (pip's "from versions" list), "packages" (site-packages folders named
+    # in tracebacks, in order), "arch_list" (the sm_XX a build supports, from a warning)
+    extra: Dict[str, Any] = field(default_factory=dict)
 
 
 def clean(text: str) -> str:
     """Line endings, ANSI colour, markdown fences and quote markers removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _ANSI.sub("", text)
+    # a report typed or translated on a CJK keyboard: full-width colons, ideographic and
+    # non-breaking spaces
+    text = text.translate(_WIDTH)
     lines = []
     for line in text.split("\n"):
         if _FENCE.match(line):
@@ -73,11 +86,20 @@ def value(text: Optional[str]) -> Optional[str]:
     return None if text.lower() in MISSING else text
 
 
+def cuda_of_local(version: Optional[str]) -> Optional[str]:
+    """The CUDA a wheel's local version names: "2.8.0+cu128" -> "12.8"; else None."""
+    if not version or "+" not in version:
+        return None
+    variant = Variant.maybe(version.split("+", 1)[1])
+    return str(variant.cuda) if variant is not None and variant.cuda else None
+
+
 # --------------------------------------------------------------------------- envcheck JSON
 
 
-def read_json(text: str) -> Optional[Facts]:
-    """An envcheck Facts document or `check --json` report, when the text is one."""
+def read_json(text: str, errors: Optional[List[str]] = None) -> Optional[Facts]:
+    """An envcheck Facts document or `check --json` report, when the text is one.
+    A document this envcheck cannot read (a newer schema) adds the reason to ``errors``."""
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         return None
@@ -94,7 +116,11 @@ def read_json(text: str) -> Optional[Facts]:
         return None
     try:
         return Facts.from_dict(doc)
-    except (FactsError, RecursionError):
+    except FactsError as exc:
+        if errors is not None:
+            errors.append(f"an envcheck JSON report envcheck cannot read: {exc}")
+        return None
+    except RecursionError:
         return None
 
 
@@ -180,7 +206,7 @@ def _apply_collect_env(fields, extra, libs, cpu_model, reading: Reading) -> None
         reading.observed.add("torch")
         f.torch.installed = torch is not None
         f.torch.version = f.torch.dist_version = torch
-        f.torch.cuda = value(fields.get("torch_cuda"))
+        f.torch.cuda = value(fields.get("torch_cuda")) or cuda_of_local(torch)
         rocm = value(fields.get("torch_rocm"))
         f.torch.hip = rocm
         debug = value(fields.get("debug"))
@@ -268,36 +294,91 @@ def _os(fields: Dict[str, str], f: Facts, reading: Reading) -> None:
     if not os_text and not platform:
         return
     reading.observed.add("system")
-    arch = re.search(r"\((x86_64|aarch64|arm64|AMD64)\)", os_text or "")
-    if platform.startswith("Linux") or (os_text and ("Linux" in os_text or "Ubuntu" in os_text)):
-        f.system.os = "Linux"
-        distro = (os_text or "").rstrip()
-        machine = re.search(r"\((?:x86_64|aarch64|arm64)\)$", distro)
-        f.system.distro_name = (distro[: machine.start()] if machine else distro).rstrip() or None
-        kernel = re.match(r"Linux-(.+?)-(x86_64|aarch64)(?:-with-.*)?$", platform)
-        if kernel:
-            f.system.kernel = kernel.group(1)
-            f.system.machine = kernel.group(2)
-        if "microsoft" in platform.lower():
-            f.system.wsl = (
-                2 if "wsl2" in platform.lower() or "microsoft-standard" in platform.lower() else 1
-            )
-    elif "macOS" in (os_text or "") or platform.startswith(("macOS", "Darwin")):
-        f.system.os = "Darwin"
-        version = re.search(r"macOS\s+([\d.]+)", os_text or "") or re.search(
-            r"macOS-([\d.]+)", platform
-        )
-        f.system.os_version = version.group(1) if version else None
-        f.system.machine = "arm64" if "arm64" in (os_text or "") + platform else "x86_64"
-    elif "Windows" in (os_text or "") or platform.startswith("Windows"):
-        f.system.os = "Windows"
-        f.system.os_version = (re.search(r"Windows-(?:\d+)-([\d.]+)", platform) or [None, None])[1]
-        f.system.machine = "AMD64"
+    if platform:
+        platform_string(platform, reading)
+    text = os_text or ""
+    if not f.system.os:
+        if "macOS" in text or "Mac OS" in text:
+            f.system.os = "Darwin"
+        elif "Windows" in text:
+            f.system.os = "Windows"
+        elif text:  # "Ubuntu 22.04.3 LTS (x86_64)", "CentOS Linux 7 (Core)", "Debian ..."
+            f.system.os = "Linux"
+    arch = re.search(r"\((x86_64|aarch64|arm64|AMD64|x86|i386|i686|ppc64le)\)\s*$", text)
     if arch and not f.system.machine:
         f.system.machine = arch.group(1)
+    if f.system.os == "Linux" and text:
+        distro = re.sub(r"\s*\((?:x86_64|aarch64|arm64|ppc64le)\)\s*$", "", text)
+        f.system.distro_name = distro or None
+    elif f.system.os == "Darwin":
+        version = re.search(r"macOS\s+([\d.]+)", text)
+        if version:
+            f.system.os_version = version.group(1)
+        if "arm64" in text and not f.system.machine:
+            f.system.machine = "arm64"
     glibc = re.match(r"glibc-([\d.]+)", value(fields.get("libc")) or "")
     if glibc:
         f.system.glibc = glibc.group(1)
+
+
+def platform_string(platform: str, reading: Reading) -> None:
+    """Python's ``platform.platform()`` as collect_env and library env dumps print it:
+    ``Linux-5.15.0-91-generic-x86_64-with-glibc2.35``, ``Windows-10-10.0.22631-SP0``,
+    ``macOS-14.2.1-arm64-arm-64bit``: the OS, kernel, architecture, glibc, WSL."""
+    s = reading.facts.system
+    platform = platform.strip()
+    kernel = re.match(
+        r"Linux-(.{1,80}?)-(x86_64|aarch64|ppc64le|s390x|i686)(?:-with-(?:glibc([\d.]{1,8})|.{0,40}))?$",
+        platform,
+    )
+    if kernel:
+        s.os = s.os or "Linux"
+        s.kernel = s.kernel or kernel.group(1)
+        s.machine = s.machine or kernel.group(2)
+        if kernel.group(3) and not s.glibc:
+            s.glibc = kernel.group(3)
+        low = kernel.group(1).lower()
+        if "microsoft" in low:
+            s.wsl = 2 if ("wsl2" in low or "microsoft-standard" in low) else 1
+    elif platform.startswith(("macOS", "Darwin")):
+        s.os = s.os or "Darwin"
+        version = re.match(r"macOS-([\d.]{1,12})", platform)
+        if version and not s.os_version:
+            s.os_version = version.group(1).rstrip(".")
+        s.machine = s.machine or ("arm64" if "arm64" in platform else "x86_64")
+    elif platform.startswith("Windows"):
+        s.os = s.os or "Windows"
+        version = re.match(r"Windows-(?:\d+)-([\d.]+)", platform)
+        if version and not s.os_version:
+            s.os_version = version.group(1)
+        s.machine = s.machine or "AMD64"
+    else:
+        return
+    reading.observed.add("system")
+
+
+def read_library_lines(lines: List[str], reading: Reading) -> None:
+    """collect_env's library section pasted alone (``[pip3] torch==2.1.0``, ``[conda]
+    pytorch 2.1.0 py3.11_cuda12.1_cudnn8_0 pytorch``): read when no collect_env was."""
+    if "collect_env" in reading.pieces:
+        return
+    libs = [line.strip() for line in lines if line.lstrip().startswith(("[pip", "[conda]", "[uv]"))]
+    if not libs:
+        return
+    before = (len(reading.facts.torch.installs), len(reading.facts.torch.conda_packages))
+    _libraries(libs, reading)
+    t = reading.facts.torch
+    if (len(t.installs), len(t.conda_packages)) == before and not t.companions:
+        return
+    reading.pieces.append("collect_env library lines")
+    torch = next((p.version for p in t.installs if p.name == "torch"), None)
+    conda = next((p for p in t.conda_packages if p.name == "pytorch"), None)
+    if t.version is None and (torch or conda):
+        version = torch or conda.version  # type: ignore[union-attr]
+        t.installed, t.version, t.dist_version = True, version, version
+        cuda = re.search(r"cuda(\d{1,2}\.\d)", (conda.build or "") if conda else "")
+        t.cuda = cuda_of_local(version) or (cuda.group(1) if cuda else None)
+        reading.observed.add("torch")
 
 
 def _libraries(libs: List[str], reading: Reading) -> None:

@@ -19,18 +19,31 @@ _COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 _MARK = {"error": "x", "warning": "!", "info": "i"}
 
 
-def _machine_line(facts: Facts, observed: Optional[Iterable[str]] = None) -> str:
+def _machine_line(
+    facts: Facts, observed: Optional[Iterable[str]] = None, unstated: Iterable[str] = ()
+) -> str:
     """torch · Python · driver · GPUs. For a pasted report (``observed``: the Facts sections
-    the text gave), a section it did not give is "not in the text", never "no torch"."""
+    the text gave; ``unstated``: details of them it did not give), what the text did not
+    give is "not in the text", never "no torch" or "no GPU"."""
     seen = None if observed is None else set(observed)
+    lacks = set(unstated)
     if seen is not None and "nvidia" not in seen:
         nvidia = "driver and GPUs: not in the text"
     else:
         names = [g.name or "GPU" for g in facts.nvidia.gpus]
         one = names and len(set(names)) == 1
         gpus = f"{len(names)}x {names[0]}" if one else ", ".join(names) or "no GPU"
+        if "nvidia.gpus" in lacks:
+            gpus = "GPUs: not in the text"
         driver = facts.nvidia.driver_version
-        nvidia = f"{'driver ' + driver if driver else 'no driver'} · {gpus}"
+        supports = facts.nvidia.cuda_driver_version
+        if driver:
+            drv = f"driver {driver}"
+        elif supports:
+            drv = f"a driver for CUDA {supports}"
+        else:
+            drv = "driver: not in the text" if "nvidia.driver" in lacks else "no driver"
+        nvidia = f"{drv} · {gpus}"
     if seen is not None and "torch" not in seen:
         torch = "torch: not in the text"
     else:
@@ -79,7 +92,8 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
     if width is None:
         width = terminal_width()
     facts = report.facts
-    machine = _machine_line(facts, (report.diagnosis or {}).get("observed"))
+    diagnosis = report.diagnosis or {}
+    machine = _machine_line(facts, diagnosis.get("observed"), diagnosis.get("unstated", ()))
     title = f"envcheck {__version__} {report.command}"
     header = heading(title, machine.split(" · "), width)
     header[0] = header[0].replace(title, s(title, "bold"), 1)

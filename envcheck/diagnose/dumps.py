@@ -1,0 +1,322 @@
+"""Readers for the environment dumps of other tools, and for facts scattered through logs.
+
+- detectron2's and mmcv's ``collect_env`` tables (``PyTorch  1.4.0 @/path``, ``GPU 0  Tesla
+  V100``, ``detectron2 arch flags  sm_70``, ``NVCC  Cuda compilation tools, ...``);
+- ``transformers-cli env`` / ``accelerate env`` / diffusers / vLLM bullet lists
+  (``- PyTorch version (GPU?): 2.0.1+cu117 (True)``, ``- Platform: Linux-...-x86_64-with-glibc2.35``);
+- Lightning's nested list (``* CUDA:`` ... ``- GPU:`` ... ``- NVIDIA A100`` ... ``- version: 11.8``);
+- collect_env fragments: its library section alone (``[pip3] torch==...``), a key without its
+  colon (``PyTorch version 1.5.0``);
+- ``echo $LD_LIBRARY_PATH`` and ``LD_LIBRARY_PATH=...``;
+- pip's ``(from versions: ...)`` list: the newest torch that index had for that platform;
+- ``.../lib/python3.10/site-packages/torchvision/...`` paths inside tracebacks: the Python
+  version, and which package failed.
+
+Each reader fills only facts still unknown (a fuller reader ran first), records where a
+fact came from in the reading's pieces, and reads any line where it stands. Every pattern is
+anchored or bounded, so a reader's time grows linearly with a line's length.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from ..facts import GpuFacts, PackageFacts
+from ..probes.toolkit import parse_nvcc_version
+from .parsers import Reading, cuda_of_local, lines_of, platform_string, read_library_lines
+
+_VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
+# detectron2 / mmcv tables: a name, two or more spaces (or a tab), the value
+_D2_ROW = re.compile(r"^\s*([A-Za-z][\w .()/-]{0,40}?)(?:\s{2,}|\t|:\s+)(\S.{0,300})$")
+_D2_GPU = re.compile(r"^GPU\s?(\d{1,2}(?:,\d{1,2}){0,15})$")
+_BULLET = re.compile(r"^\s*[-*]\s+`?([A-Za-z][\w .()?/-]{0,60}?)`?\s*:\s*(.{0,300})$")
+_LD_PATH = re.compile(r"^\s*(?:export\s+)?LD_LIBRARY_PATH\s*=\s*(\S{1,4000})\s*$")
+_FROM_VERSIONS = re.compile(r"\(from versions:\s*([^)]{0,20000})\)")
+_SITE = re.compile(
+    r"[/\\](?:lib[/\\])?python(\d)\.?(\d{1,2})[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]{0,60})"
+)
+_WIN_SITE = re.compile(r"[/\\]Python(\d)(\d{1,2})[/\\]Lib[/\\]site-packages[/\\]([A-Za-z_]\w{0,60})")
+_MACHINE_HINT = re.compile(
+    r"(?:^\s*Architecture:\s+(x86_64|aarch64)\s*$|[/(](x86_64|aarch64)-linux-gnu\b|"
+    r"[-_](x86_64|aarch64)\.whl\b|\bwin_(amd64)\b)"
+)
+_TORCH_NO_COLON = re.compile(r"^\s*PyTorch version\s+" + _VERSION + r"\s*$")
+TORCH_PACKAGES = ("torch", "torchvision", "torchaudio", "xformers", "triton", "flash_attn")
+
+
+def read_dumps(text: str, reading: Reading) -> None:
+    lines = lines_of(text)
+    _detectron2_table(lines, reading)
+    _bullets(lines, reading)
+    _lightning(lines, reading)
+    _no_colon(lines, reading)
+    read_library_lines(lines, reading)
+    _ld_library_path(lines, reading)
+    _pip_versions(text, reading)
+    _site_packages(lines, reading)
+    _machine_hints(lines, reading)
+
+
+def _set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) -> None:
+    t = reading.facts.torch
+    if t.version is not None:
+        if t.version.split("+")[0] != version.split("+")[0]:
+            reading.notes.append(
+                f"the text gives two torch versions: {t.version} and {version}; kept {t.version}"
+            )
+        return
+    t.installed, t.version, t.dist_version = True, version, version
+    t.cuda = cuda or cuda_of_local(version)
+    reading.observed.add("torch")
+    if where not in reading.pieces:
+        reading.pieces.append(where)
+
+
+def _set_python(reading: Reading, version: str, where: str) -> None:
+    p = reading.facts.python
+    if p.version:
+        return
+    p.version, p.implementation = version, "CPython"
+    reading.observed.add("python")
+    if where not in reading.pieces:
+        reading.pieces.append(where)
+
+
+def _companion(reading: Reading, name: str, version: str) -> None:
+    t = reading.facts.torch
+    if name not in {p.name for p in t.companions}:
+        t.companions.append(PackageFacts(name, version))
+
+
+def _detectron2_table(lines: List[str], reading: Reading) -> None:
+    """detectron2's and mmcv's collect_env: a table of name and value."""
+    rows = {}
+    gpus: List[GpuFacts] = []
+    for line in lines:
+        match = _D2_ROW.match(line)
+        if not match:
+            continue
+        key, val = match.group(1).strip(), match.group(2).strip()
+        gpu = _D2_GPU.match(key)
+        if gpu:  # "GPU 0,1  Tesla V100-SXM2-16GB (arch=7.0)"
+            name = re.sub(r"\s*\(arch=[\d.]+\)\s*$", "", val)
+            arch = re.search(r"\(arch=(\d{1,2}\.\d)\)", val)
+            for i in gpu.group(1).split(","):
+                gpus.append(
+                    GpuFacts(index=int(i), name=name, compute_capability=arch and arch.group(1))
+                )
+            continue
+        rows.setdefault(key.lower(), val)
+    if not any(k in rows for k in ("detectron2", "mmcv", "mmcv compiler", "detectron2 arch flags")):
+        return
+    reading.pieces.append("detectron2/mmcv collect_env")
+    torch = re.match(_VERSION, rows.get("pytorch", ""))
+    if torch:
+        _set_torch(reading, torch.group(1), None, "detectron2/mmcv collect_env")
+    debug = rows.get("pytorch debug build")
+    if debug is not None and reading.facts.torch.debug is None:
+        reading.facts.torch.debug = debug.lower() == "true"
+    cuda = re.match(r"(\d{1,2}\.\d{1,2})", rows.get("pytorch cuda", "") or "")
+    if cuda and not reading.facts.torch.cuda:
+        reading.facts.torch.cuda = cuda.group(1)
+    py = re.match(r"(\d\.\d{1,2}(?:\.\d{1,2})?)", rows.get("python", ""))
+    if py:
+        _set_python(reading, py.group(1), "detectron2/mmcv collect_env")
+    plat = rows.get("sys.platform")
+    if plat and not reading.facts.system.os:
+        os_name = {"linux": "Linux", "win32": "Windows", "darwin": "Darwin"}.get(plat)
+        if os_name:
+            reading.facts.system.os = os_name
+    for name in ("torchvision", "torchaudio"):
+        version = re.match(_VERSION, rows.get(name, ""))
+        if version:
+            _companion(reading, name, version.group(1))
+    compiler = re.match(r"CUDA (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)$", rows.get("cuda compiler", ""))
+    nvcc = parse_nvcc_version(rows.get("nvcc", "")) if "nvcc" in rows else None
+    nvcc = nvcc or (compiler.group(1) if compiler else None)
+    if nvcc and not reading.facts.toolkit.nvcc_version:
+        reading.facts.toolkit.nvcc_version = nvcc
+        reading.observed.add("toolkit")
+    driver = re.match(r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)", rows.get("driver version", ""))
+    if driver and not reading.facts.nvidia.driver_version:
+        reading.facts.nvidia.driver_version = driver.group(1)
+        reading.facts.nvidia.driver_version_source = "detectron2/mmcv collect_env"
+        reading.observed.add("nvidia")
+    if gpus and not reading.facts.nvidia.gpus:
+        reading.facts.nvidia.gpus = gpus[:64]
+        reading.observed.add("nvidia")
+    flags = rows.get("detectron2 arch flags")
+    if flags:
+        reading.notes.append(f"detectron2 was compiled for: {flags}")
+
+
+def _bullets(lines: List[str], reading: Reading) -> None:
+    """transformers / accelerate / diffusers / vLLM env bullets."""
+    for line in lines:
+        match = _BULLET.match(line)
+        if not match:
+            continue
+        key, val = match.group(1).strip().lower(), match.group(2).strip()
+        if key.startswith("pytorch version"):  # "2.0.1+cu117 (True)" or "(GPU?): 2.1 (False)"
+            version = re.match(_VERSION, val)
+            if version:
+                _set_torch(reading, version.group(1), None, "library env dump")
+                gpu = re.search(r"\((True|False)\)", val)
+                if gpu and "torch_runtime" not in reading.observed:
+                    rt = reading.facts.torch_runtime
+                    rt.status, rt.version = "ok", version.group(1)
+                    rt.cuda = reading.facts.torch.cuda
+                    rt.cuda_available = gpu.group(1) == "True"
+                    reading.observed.add("torch_runtime")
+        elif key == "python version":
+            version = re.match(r"(\d\.\d{1,2}(?:\.\d{1,2})?)", val)
+            if version:
+                _set_python(reading, version.group(1), "library env dump")
+        elif key == "platform":
+            platform_string(val, reading)
+        elif key in ("gpu type", "gpu"):
+            if val and not reading.facts.nvidia.gpus and "nvidia" in val.lower():
+                reading.facts.nvidia.gpus = [GpuFacts(index=0, name=val)]
+                reading.observed.add("nvidia")
+        elif key in ("torchvision version", "torchaudio version"):
+            version = re.match(_VERSION, val)
+            if version:
+                _companion(reading, key.split()[0], version.group(1))
+
+
+def _lightning(lines: List[str], reading: Reading) -> None:
+    """Lightning's bug-report env: ``* CUDA:`` / ``- GPU:`` / ``- NVIDIA A100`` /
+    ``- available: True`` / ``- version: 11.8``; ``* Packages:`` / ``- torch: 2.0.0``;
+    ``* System:`` / ``- python: 3.10.9``."""
+    section = None
+    in_gpus = False
+    gpus: List[str] = []
+    for line in lines:
+        head = re.match(r"^\s*\*\s+(CUDA|Packages|System|Lightning):\s*$", line)
+        if head:
+            section, in_gpus = head.group(1), False
+            continue
+        if section is None:
+            continue
+        item = re.match(r"^\s*-\s+(\S[^:]{0,60}?)(?::\s*(.{0,200}))?$", line)
+        if not item:
+            if line.strip():
+                section = None
+            continue
+        key, val = item.group(1).strip(), (item.group(2) or "").strip()
+        if section == "CUDA":
+            if key == "GPU" and not val:
+                in_gpus = True
+            elif in_gpus and item.group(2) is None and key not in ("None",):
+                gpus.append(key)
+            else:
+                in_gpus = False
+                if key == "version" and re.fullmatch(r"\d{1,2}\.\d{1,2}", val):
+                    reading.facts.torch.cuda = reading.facts.torch.cuda or val
+        elif section == "Packages" and key in ("torch", "torchvision", "torchaudio"):
+            version = re.match(_VERSION, val)
+            if version and key == "torch":
+                _set_torch(reading, version.group(1), None, "Lightning env dump")
+            elif version:
+                _companion(reading, key, version.group(1))
+        elif section == "System" and key == "python":
+            version = re.match(r"(\d\.\d{1,2}(?:\.\d{1,2})?)", val)
+            if version:
+                _set_python(reading, version.group(1), "Lightning env dump")
+        elif section == "System" and key in ("processor", "machine") and val:
+            if val in ("x86_64", "aarch64", "arm64", "AMD64") and not reading.facts.system.machine:
+                reading.facts.system.machine = val
+        elif section == "System" and key == "OS" and val:
+            os_name = {"Linux": "Linux", "Windows": "Windows", "Darwin": "Darwin"}.get(val)
+            if os_name and not reading.facts.system.os:
+                reading.facts.system.os = os_name
+                reading.observed.add("system")
+    if gpus and not reading.facts.nvidia.gpus:
+        reading.facts.nvidia.gpus = [GpuFacts(index=i, name=n) for i, n in enumerate(gpus[:64])]
+        reading.observed.add("nvidia")
+
+
+def _no_colon(lines: List[str], reading: Reading) -> None:
+    """``PyTorch version 1.5.0`` (a collect_env line retyped without its colon)."""
+    for line in lines:
+        match = _TORCH_NO_COLON.match(line)
+        if match:
+            _set_torch(reading, match.group(1), None, "collect_env line")
+            return
+
+
+def _ld_library_path(lines: List[str], reading: Reading) -> None:
+    for i, line in enumerate(lines):
+        match = _LD_PATH.match(line)
+        value = match.group(1) if match else None
+        if value is None and re.match(r"^\s*\$?\s*echo \$\{?LD_LIBRARY_PATH\}?\s*$", line):
+            value = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            if not value or " " in value:
+                continue
+        if value is None:
+            continue
+        dirs = [d for d in value.strip("'\"").split(":") if d]
+        reading.extra["ld_library_path"] = dirs
+        cuda = [d for d in dirs if re.search(r"cuda|cudnn|nvidia", d, re.I)]
+        if cuda:
+            reading.notes.append(
+                "LD_LIBRARY_PATH names CUDA libraries outside torch ("
+                + ", ".join(cuda[:4])
+                + "): the loader takes them before the ones a pip torch brings"
+            )
+        reading.pieces.append("LD_LIBRARY_PATH")
+        return
+
+
+def _pip_versions(text: str, reading: Reading) -> None:
+    """``ERROR: Could not find a version that satisfies the requirement torch==2.0.0 (from
+    versions: 2.2.0, 2.2.1, ...)``: what that index had for the reporter's platform."""
+    match = _FROM_VERSIONS.search(text)
+    if not match:
+        return
+    listed = [v.strip() for v in match.group(1).split(",") if v.strip()]
+    listed = [v for v in listed if v.lower() != "none"]
+    reading.extra["index_versions"] = listed[-200:]
+    if listed:
+        reading.notes.append(
+            f"pip's index offered {len(listed)} version(s) for that platform, "
+            f"the newest {listed[-1]}"
+        )
+    else:
+        reading.notes.append(
+            "pip's index offered no version at all for that platform and Python "
+            "(from versions: none)"
+        )
+    reading.pieces.append("pip's version list")
+
+
+def _site_packages(lines: List[str], reading: Reading) -> None:
+    """Paths in tracebacks: ``/lib/python3.10/site-packages/torchvision/_C.so``."""
+    packages: List[str] = []
+    for line in lines:
+        if "site-packages" not in line and "dist-packages" not in line:
+            continue
+        for match in list(_SITE.finditer(line)) + list(_WIN_SITE.finditer(line)):
+            major, minor, package = match.groups()
+            _set_python(reading, f"{major}.{minor}", "site-packages path")
+            if package not in packages:
+                packages.append(package)
+            if "\\" in match.group(0) and not reading.facts.system.os:
+                reading.facts.system.os = "Windows"
+    if packages:
+        reading.extra["packages"] = packages[:20]
+
+
+def _machine_hints(lines: List[str], reading: Reading) -> None:
+    """The architecture, from a line that states it: lscpu's ``Architecture: x86_64``, a
+    ``/usr/lib/x86_64-linux-gnu/`` path, a wheel file name."""
+    s = reading.facts.system
+    if s.machine:
+        return
+    for line in lines:
+        match = _MACHINE_HINT.search(line)
+        if match:
+            machine = next(g for g in match.groups() if g)
+            s.machine = "AMD64" if machine == "amd64" else machine
+            return
