@@ -265,7 +265,7 @@ def check(
                 )
             )
 
-    findings = _group(findings)
+    findings = _group(findings, {m.id: m.follows for m in tables.messages})
     advice = _advice(facts, tables, findings, req, manager)
     if advice is not None and advice.command:
         first = next(f for f in findings if f.code == advice.fixes[0] and f.caused_by is None)
@@ -310,14 +310,14 @@ def check(
     )
 
 
-def _group(findings: List[Finding]) -> List[Finding]:
+def _group(findings: List[Finding], messages: Mapping[str, Tuple[str, ...]]) -> List[Finding]:
     """Mark each finding that follows from another present one, and raise each root to the
     severity of what follows from it (a missing torch is an error once a required smoke
     test fails for it)."""
     present = {f.code for f in findings}
     marked = []
     for f in findings:
-        root = next((c for c in follows(f.code, f.name) if c in present), None)
+        root = next((c for c in follows(f.code, f.name, messages) if c in present), None)
         marked.append(f.but(caused_by=root) if root else f)
     worst: Dict[str, Severity] = {}
     for f in marked:
@@ -342,7 +342,12 @@ def _advice(
     (and the project's torch specifier, when it has one)."""
     from .install import installed_wish, plan_argv, plan_steps, render, resolve
 
-    fixes = [f for f in sorted(findings, key=sort_key) if RULES[f.code].install_fix]
+    installs = {m.id for m in tables.messages if m.install}
+    fixes = [
+        f
+        for f in sorted(findings, key=sort_key)
+        if RULES[f.code].install_fix or (f.code == "MSG001" and f.name in installs)
+    ]
     roots = [f for f in fixes if f.caused_by is None]
     if not roots:  # they all follow from a cause no install fixes (SYS006: a container's GPUs)
         return None

@@ -7,7 +7,7 @@ diagnose's "not judged" all read this table; nothing else lists codes.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
 from .findings import Rule
 
@@ -90,18 +90,6 @@ _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "REQ008": ("TRC001", "TRC004", *_NO_TORCH),
     "ARC002": ("ARC001",),
     "ARC004": ("RUN001", "RUN002"),  # the deep probe could not ask torch: it failed first
-}
-
-# A pasted message (MSG001, named by its id in compat_tables/messages.json) that is the
-# symptom of a finding the checks made from the same text follows from it.
-MESSAGE_FOLLOWS: Dict[str, Tuple[str, ...]] = {
-    "no-kernel-image": ("ARC001",),
-    "capability-not-compatible": ("ARC001",),
-    "torchvision-nms": ("PKG001", "PKG002"),
-    "driver-too-old": ("DRV001",),
-    "nvml-version-mismatch": ("DRV004",),
-    "not-compiled-with-cuda": ("TRC001",),
-    "dataloader-bus-error": ("SYS001",),
 }
 
 _RULES: List[Rule] = [
@@ -366,10 +354,11 @@ _BY_NAME: Dict[str, Rule] = {r.name: r for r in RULES.values()}
 assert len(_BY_NAME) == len(RULES), "duplicate finding name"
 
 
-def follows(code: str, name: str) -> Tuple[str, ...]:
-    """The codes a finding (code, and for a message its name) follows from."""
+def follows(code: str, name: str, messages: Mapping[str, Tuple[str, ...]]) -> Tuple[str, ...]:
+    """The codes a finding (code, and for a pasted message its name) follows from;
+    ``messages``: each message's ``follows`` (compat_tables/messages.json)."""
     if code == "MSG001":
-        return MESSAGE_FOLLOWS.get(name, ())
+        return messages.get(name, ())
     rule = RULES.get(code)
     return rule.follows if rule else ()
 

@@ -21,7 +21,14 @@ from ..tables.model import MessageRule
 from ..values import ComputeCapability, Severity
 from .dumps import read_dumps
 from .fragments import read_fragments
-from .parsers import Reading, clean, read_collect_env, read_json, read_nvidia_smi
+from .parsers import (
+    Reading,
+    clean,
+    cuda_of_local,
+    read_collect_env,
+    read_json,
+    read_nvidia_smi,
+)
 
 if TYPE_CHECKING:
     from ..core import Report
@@ -123,11 +130,18 @@ def unstated(reading: Reading) -> List[str]:
 
 
 def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]:
-    """Recognised error messages as findings; the facts they carry go into reading.facts."""
-    findings = []
+    """Recognised error messages as findings; the facts they carry go into reading.facts.
+    A message that ``replaces`` another (the path or symbol names the cause: torchvision's
+    ``_C.so`` rather than any "undefined symbol") hides it."""
+    matched: List[Tuple[MessageRule, re.Match[str]]] = []
     for rule in tables.messages:
         match = rule.pattern.search(text)
-        if not match:
+        if match:
+            matched.append((rule, match))
+    hidden = {old for rule, _ in matched for old in rule.replaces}
+    findings = []
+    for rule, match in matched:
+        if rule.id in hidden:
             continue
         _apply(rule, match, reading)
         evidence = [match.group(0).strip()[:300]]
@@ -150,40 +164,91 @@ def _digits(raw: Optional[str]) -> str:
     return raw if raw and raw.isascii() and raw.isdigit() and len(raw) <= 9 else ""
 
 
+_DOTTED = re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
+_TORCH = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]{1,20})?")
+
+
 def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
     f = reading.facts
     groups = match.groupdict()
     for fact, source in rule.extracts.items():
         raw = groups.get(source, source)
+        if raw is None:
+            continue
         number = _digits(raw)
-        if fact == "gpu_capability" and len(number) >= 2:
-            cc = str(ComputeCapability.from_number(number))
-            if not any(g.compute_capability for g in f.nvidia.gpus):
-                if f.nvidia.gpus:
+        if fact == "gpu_capability":
+            cc = _capability(raw)
+            if cc and not any(g.compute_capability == cc for g in f.nvidia.gpus):
+                if f.nvidia.gpus and not any(g.compute_capability for g in f.nvidia.gpus):
                     f.nvidia.gpus[0].compute_capability = cc
-                else:
+                elif not f.nvidia.gpus:
                     f.nvidia.gpus = [
-                        GpuFacts(
-                            index=0,
-                            name=f"a GPU with sm_{raw} (from the error)",
-                            compute_capability=cc,
-                        )
+                        GpuFacts(index=0, name=f"a GPU of {cc} (from the error)", compute_capability=cc)
                     ]
+                reading.observed.add("nvidia")
+        elif fact == "gpu_name" and raw.strip():
+            name = raw.strip()
+            if not f.nvidia.gpus:
+                f.nvidia.gpus = [GpuFacts(index=0, name=name)]
+            elif f.nvidia.gpus[0].name and f.nvidia.gpus[0].name.endswith("(from the error)"):
+                f.nvidia.gpus[0].name = name
             reading.observed.add("nvidia")
-        elif fact == "cuda_driver_version" and number:
-            f.nvidia.cuda_driver_version = cuda_version_from_int(int(number))
+        elif fact == "arch_list":
+            arches = re.findall(r"sm_\d{2,3}a?|compute_\d{2,3}", raw)
+            if arches:
+                reading.extra["arch_list"] = arches[:40]
+                rt = f.torch_runtime
+                if not rt.arch_list and rt.status in ("skipped", "ok"):
+                    # torch printed its get_arch_list(): the deep probe's own fact
+                    rt.status, rt.arch_list = "ok", arches[:40]
+        elif fact == "cuda_driver_version":
+            if number:
+                f.nvidia.cuda_driver_version = cuda_version_from_int(int(number))
+            elif _DOTTED.fullmatch(raw):
+                f.nvidia.cuda_driver_version = raw
+            else:
+                continue
             reading.observed.add("nvidia")
-        elif fact == "nvcc_version" and raw:
-            f.toolkit.nvcc_version = raw
+        elif fact == "nvcc_version" and _DOTTED.fullmatch(raw):
+            f.toolkit.nvcc_version = f.toolkit.nvcc_version or raw
             reading.observed.add("toolkit")
-        elif fact == "torch_cuda" and raw and not f.torch.cuda:
+        elif fact == "torch_cuda" and _DOTTED.fullmatch(raw) and not f.torch.cuda:
             f.torch.cuda = raw
+        elif fact == "torch_version" and _TORCH.fullmatch(raw) and f.torch.version is None:
+            f.torch.installed, f.torch.version, f.torch.dist_version = True, raw, raw
+            f.torch.cuda = f.torch.cuda or cuda_of_local(raw)
+            reading.observed.add("torch")
+        elif fact == "companion_cuda" and _DOTTED.fullmatch(raw):
+            reading.extra["companion_cuda"] = raw
+        elif fact == "python_version" and re.fullmatch(r"\d\.\d{1,2}", raw):
+            if not f.python.version:
+                f.python.version = raw
+                reading.observed.add("python")
+        elif fact == "package":
+            packages = reading.extra.setdefault("packages", [])
+            if raw not in packages:
+                packages.insert(0, raw)
         elif fact == "nvml_error":
             f.nvidia.nvml.ok, f.nvidia.nvml.error = False, raw
             f.nvidia.nvml.message = "Driver/library version mismatch"
             reading.observed.add("nvidia")
+            reading.stated.add("nvidia.gpus")  # NVML failed: no GPU list can exist
         elif fact == "torch_variant" and raw == "cpu" and not f.torch.cuda:
             reading.notes.append("the error says this torch is a CPU-only build")
+        elif fact == "os" and raw in ("Linux", "Windows", "Darwin") and not f.system.os:
+            f.system.os = raw
+
+
+def _capability(raw: str) -> Optional[str]:
+    """"sm_120", "120", "12.0", "8.6" -> "12.0", "8.6"; None for anything else."""
+    raw = raw.strip().lower()
+    if raw.startswith("sm_"):
+        raw = raw[3:]
+    if re.fullmatch(r"\d{1,2}\.\d", raw):
+        return raw
+    if re.fullmatch(r"\d{2,3}a?", raw):
+        return str(ComputeCapability.from_number(raw.rstrip("a")))
+    return None
 
 
 def diagnose_text(

@@ -864,12 +864,19 @@ def _opt_text_version(r: _Reader, raw: Any, key: str, where: str) -> Optional[st
 # --------------------------------------------------------------------------- messages
 
 MESSAGE_FACTS = (
-    "gpu_capability",
-    "cuda_driver_version",
+    "gpu_capability",  # "sm_120" / "12.0" / "120": a GPU of that capability is here
+    "gpu_name",  # a GPU's name, as the message prints it
+    "arch_list",  # the architectures the build carries ("sm_50 sm_60 sm_70")
+    "cuda_driver_version",  # the CUDA the driver supports: 12020 or 12.2
     "nvcc_version",
     "torch_cuda",
+    "torch_version",
+    "companion_cuda",  # the CUDA a companion (torchvision) was built with
+    "python_version",
+    "package",  # the package whose file failed (torchvision, torchaudio, an extension)
     "nvml_error",
     "torch_variant",
+    "os",  # Linux, Windows, Darwin: the message exists only there
 )
 
 
@@ -903,6 +910,13 @@ def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
                 raise r.fail(
                     f"{where}.extracts", f"{fact!r} is not one of {', '.join(MESSAGE_FACTS)}"
                 )
+        examples = r.get(raw, "examples", where, list, optional=True) or []
+        replaces = r.get(raw, "replaces", where, list, optional=True) or []
+        follows = r.get(raw, "follows", where, list, optional=True) or []
+        for name, items in (("examples", examples), ("replaces", replaces), ("follows", follows)):
+            if not all(isinstance(x, str) and x for x in items):
+                raise r.fail(f"{where}.{name}", "expected a list of strings")
+        install = r.get(raw, "install", where, bool, optional=True) or False
         prov = r.provenance(raw, where, ["id", "pattern", "title", "cause", "fix", "extracts"])
         out.append(
             MessageRule(
@@ -913,8 +927,16 @@ def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
                 fix=r.get(raw, "fix", where, str),
                 extracts=dict(extracts),
                 sources=prov.sources,
+                examples=tuple(examples),
+                replaces=tuple(replaces),
+                follows=tuple(follows),
+                install=install,
             )
         )
+    for rule in out:
+        unknown = [x for x in rule.replaces if x not in seen]
+        if unknown:
+            raise r.fail(f"messages ({rule.id}).replaces", f"no message {unknown[0]!r}")
     return tuple(out)
 
 

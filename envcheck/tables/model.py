@@ -391,6 +391,10 @@ class MessageRule:
     fix: str
     extracts: Mapping[str, str]  # fact -> named group, or a literal value
     sources: Tuple[str, ...]
+    examples: Tuple[str, ...] = ()  # real instances (from the threads in sources)
+    replaces: Tuple[str, ...] = ()  # less specific messages this one overrides
+    follows: Tuple[str, ...] = ()  # finding codes it is the symptom of, when present
+    install: bool = False  # installing other torch packages fixes it (the install plan)
 
 
 @dataclass(frozen=True)
