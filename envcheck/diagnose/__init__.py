@@ -149,7 +149,7 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
             Finding(
                 MESSAGE.code,
                 rule.id,
-                Severity.parse(MESSAGE.severity),
+                Severity.parse(rule.severity),
                 rule.title,
                 tuple(evidence),
                 f"{rule.cause} {rule.fix}",

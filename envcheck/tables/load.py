@@ -917,6 +917,9 @@ def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
             if not all(isinstance(x, str) and x for x in items):
                 raise r.fail(f"{where}.{name}", "expected a list of strings")
         install = r.get(raw, "install", where, bool, optional=True) or False
+        severity = r.get(raw, "severity", where, str, optional=True) or "error"
+        if severity not in ("error", "warning", "info"):
+            raise r.fail(f"{where}.severity", f"{severity!r} is not error, warning or info")
         prov = r.provenance(raw, where, ["id", "pattern", "title", "cause", "fix", "extracts"])
         out.append(
             MessageRule(
@@ -931,6 +934,7 @@ def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
                 replaces=tuple(replaces),
                 follows=tuple(follows),
                 install=install,
+                severity=severity,
             )
         )
     for rule in out:

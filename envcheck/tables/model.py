@@ -395,6 +395,7 @@ class MessageRule:
     replaces: Tuple[str, ...] = ()  # less specific messages this one overrides
     follows: Tuple[str, ...] = ()  # finding codes it is the symptom of, when present
     install: bool = False  # installing other torch packages fixes it (the install plan)
+    severity: str = "error"  # "warning" for a message that says something may go wrong
 
 
 @dataclass(frozen=True)

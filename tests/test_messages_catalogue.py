@@ -1,0 +1,91 @@
+"""compat_tables/messages.json: every message is recognised in its real instances, as itself
+(not hidden by a message that replaces it), carries the facts it says it does, and is sourced
+from public threads or documents, none of them held out for evaluation."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from envcheck.diagnose import explain
+from envcheck.rules import RULES
+from envcheck.tables import load_tables
+
+TABLES = load_tables()  # the shipped catalogue, not the frozen test tables
+
+HELD_OUT = Path(__file__).resolve().parents[2] / "shared" / "reference" / "held-out-threads.txt"
+THREAD = re.compile(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)$")
+
+
+def test_catalogue_size_and_examples() -> None:
+    assert len(TABLES.messages) >= 70
+    assert all(m.examples for m in TABLES.messages), [m.id for m in TABLES.messages if not m.examples]
+
+
+@pytest.mark.parametrize("rule", TABLES.messages, ids=lambda m: m.id)
+def test_each_example_is_recognised_as_its_message(rule) -> None:
+    for example in rule.examples:
+        found = explain(example, TABLES)
+        assert found is not None, example
+        names = [f.name for f in found.findings]
+        by_id = {m.id: m for m in TABLES.messages}
+        hidden_by = [n for n in names if rule.id in by_id[n].replaces]
+        assert rule.id in names or hidden_by, (rule.id, names)
+
+
+@pytest.mark.parametrize("rule", TABLES.messages, ids=lambda m: m.id)
+def test_follows_and_replaces_name_real_things(rule) -> None:
+    ids = {m.id for m in TABLES.messages}
+    assert set(rule.replaces) <= ids
+    assert set(rule.follows) <= set(RULES)
+    assert rule.id not in rule.replaces
+
+
+def test_no_held_out_thread_is_a_source() -> None:
+    if not HELD_OUT.is_file():
+        pytest.skip("the held-out list is not beside this checkout")
+    held = {line.strip() for line in HELD_OUT.read_text().splitlines() if "#" in line[1:]}
+    cited = set()
+    for rule in TABLES.messages:
+        for source in rule.sources:
+            match = THREAD.match(source)
+            if match:
+                cited.add(f"{match.group(1)}#{match.group(2)}")
+    assert cited, "no message cites a public thread"
+    assert not cited & held, sorted(cited & held)
+
+
+def test_a_specific_message_hides_the_generic_one() -> None:
+    text = (
+        "ImportError: /opt/venv/lib/python3.10/site-packages/torchvision/_C.so: "
+        "undefined symbol: _ZN3c1017RegisterOperatorsD1Ev"
+    )
+    names = [f.name for f in explain(text, TABLES).findings]
+    assert names == ["torchvision-undefined-symbol"]
+    other = "ImportError: /x/lib/python3.8/site-packages/mmcv/_ext.cpython-38-x86_64-linux-gnu.so: undefined symbol: _ZN2at5emptyEv"
+    found = explain(other, TABLES)
+    assert [f.name for f in found.findings] == ["extension-undefined-symbol"]
+
+
+def test_messages_carry_their_facts() -> None:
+    text = (
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
+        "PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 "
+        "sm_70 sm_75 sm_80 sm_86 sm_90."
+    )
+    facts = explain(text, TABLES).facts
+    assert facts.nvidia.gpus[0].name == "NVIDIA GeForce RTX 5090"
+    assert facts.nvidia.gpus[0].compute_capability == "12.0"
+    assert facts.torch_runtime.arch_list[-1] == "sm_90"
+    mixed = explain(
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA "
+        "versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8.",
+        TABLES,
+    ).facts
+    assert mixed.torch.cuda == "11.7"
+    xf = explain(
+        "xFormers was built for:\n    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)", TABLES
+    ).facts
+    assert xf.torch.version == "2.2.0+cpu"
