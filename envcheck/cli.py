@@ -632,12 +632,19 @@ def healthcheck(ctx, gpus, deep, timeout, state) -> None:
     "source", metavar="FILE|-", type=click.File("r", encoding="utf-8", errors="replace")
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default=None,
+    help="text (default), json, or markdown: a reply to paste into the reporter's issue.",
+)
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
 @click.option(
     "--ignore", multiple=True, metavar="CODE", help="Drop findings with this code or name."
 )
 @click.pass_context
-def diagnose(ctx, source, as_json, strict, ignore) -> None:
+def diagnose(ctx, source, as_json, fmt, strict, ignore) -> None:
     """Diagnose a report pasted from another machine: `collect_env` output, `nvidia-smi`
     (table, -L or --query-gpu CSV), an envcheck JSON report, error messages, or any mix.
 
@@ -647,6 +654,10 @@ def diagnose(ctx, source, as_json, strict, ignore) -> None:
     """
     from .diagnose import NOTHING_READ, diagnose_text, read_source, unjudged_json
 
+    if as_json and fmt not in (None, "json"):
+        raise click.UsageError("--json and --format markdown/text: give one")
+    fmt = "json" if as_json else (fmt or "text")
+    as_json = fmt == "json"
     text, notes = read_source(source)  # at most 4 MiB; notes say what was not read
     for note in notes:
         click.echo(f"envcheck: {note}", err=True)
@@ -658,7 +669,7 @@ def diagnose(ctx, source, as_json, strict, ignore) -> None:
             click.echo(unjudged_json(report, why), nl=False)
         click.echo(f"envcheck: {why}" if why != NOTHING_READ else why, err=as_json)
         ctx.exit(exitcodes.USAGE)
-    _emit(report, "json" if as_json else "text", None)
+    _emit(report, fmt, None)
     ctx.exit(report.exit_code)
 
 

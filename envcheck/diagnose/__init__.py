@@ -279,7 +279,7 @@ def diagnose_text(
         and any(not r.needs <= with_details(judged, lacking) for r in RULES.values() if r.family == fam)
     ]
     pieces = reading.pieces + ([f"{len(messages)} error message(s)"] if messages else [])
-    return check(
+    report = check(
         facts=reading.facts,
         tables=tables,
         requirements=False,
@@ -300,6 +300,35 @@ def diagnose_text(
             "messages": [m.name for m in messages],
         },
     )
+    return _for_the_reporter(report, reading, lacking)
+
+
+def command_needs(reading: Reading, lacking: Sequence[str]) -> List[str]:
+    """What the install resolver needs to know of the reporter's machine and the text does
+    not say. With any of it missing, a command would be resolved for a guessed machine (no
+    GPU, another platform): none is printed, and the report says what is missing."""
+    f = reading.facts
+    needs = []
+    if "system.machine" in lacking or "system" not in reading.observed:
+        needs.append("the OS and its architecture")
+    if "python" not in reading.observed:
+        needs.append("the Python version")
+    if f.system.os != "Darwin" and ("nvidia" not in reading.observed or "nvidia.driver" in lacking):
+        needs.append("the NVIDIA driver (or that there is no NVIDIA GPU)")
+    return needs
+
+
+def _for_the_reporter(report: Report, reading: Reading, lacking: Sequence[str]) -> Report:
+    """The report with its install command only when it is resolved for the reporter's
+    machine as the text describes it; otherwise no command, and what it needs."""
+    import dataclasses
+
+    needs = command_needs(reading, lacking)
+    if report.install is None or not needs:
+        return report
+    diagnosis = dict(report.diagnosis or {}, command_needs=needs)
+    findings = tuple(f.but(command=None) if f.command else f for f in report.findings)
+    return dataclasses.replace(report, install=None, findings=findings, diagnosis=diagnosis)
 
 
 def explain(message: str, tables: Tables) -> Optional[Explanation]:

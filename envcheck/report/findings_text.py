@@ -134,6 +134,14 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
         )
     if report.diagnosis:
         lines += [x for n in report.diagnosis.get("notes", []) for x in wrap(n, width, "note: ")]
+        needs = report.diagnosis.get("command_needs")
+        if needs:
+            lines += wrap(
+                "no install command: it would be for a guessed machine; the text does not say "
+                + ", ".join(needs),
+                width,
+                "note: ",
+            )
     lines.append("")
     tone = "green" if report.ready else "red"
     verdict = str(report.verdict).upper()

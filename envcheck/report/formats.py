@@ -37,6 +37,10 @@ def _json(report: Report, color: bool, width: Optional[int]) -> str:
 def _markdown(report: Report, color: bool, width: Optional[int]) -> str:
     from .ci import render_markdown
 
+    if report.command == "diagnose":  # a reply to paste into the reporter's issue
+        from .reply import render_reply
+
+        return render_reply(report)
     return render_markdown(report)
 
 
