@@ -182,9 +182,8 @@ def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
                 if f.nvidia.gpus and not any(g.compute_capability for g in f.nvidia.gpus):
                     f.nvidia.gpus[0].compute_capability = cc
                 elif not f.nvidia.gpus:
-                    f.nvidia.gpus = [
-                        GpuFacts(index=0, name=f"a GPU of {cc} (from the error)", compute_capability=cc)
-                    ]
+                    name = reading.extra.get("gpu_named") or f"a GPU of {cc} (from the error)"
+                    f.nvidia.gpus = [GpuFacts(index=0, name=name, compute_capability=cc)]
                 reading.observed.add("nvidia")
         elif fact == "gpu_name" and raw.strip():
             name = raw.strip()

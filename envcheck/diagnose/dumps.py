@@ -38,7 +38,7 @@ _SITE = re.compile(
 )
 _WIN_SITE = re.compile(r"[/\\]Python(\d)(\d{1,2})[/\\]Lib[/\\]site-packages[/\\]([A-Za-z_]\w{0,60})")
 _MACHINE_HINT = re.compile(
-    r"(?:^\s*Architecture:\s+(x86_64|aarch64)\s*$|[/(](x86_64|aarch64)-linux-gnu\b|"
+    r"(?:^\s*Architecture:\s+(x86_64|aarch64)\s*$|[/(-](x86_64|aarch64)-linux-gnu\b|"
     r"[-_](x86_64|aarch64)\.whl\b|\bwin_(amd64)\b)"
 )
 _TORCH_NO_COLON = re.compile(r"^\s*PyTorch version\s+" + _VERSION + r"\s*$")
@@ -56,6 +56,7 @@ def read_dumps(text: str, reading: Reading) -> None:
     _pip_versions(text, reading)
     _site_packages(lines, reading)
     _machine_hints(lines, reading)
+    _arch_warning_name(lines, reading)
 
 
 def _set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) -> None:
@@ -306,6 +307,19 @@ def _site_packages(lines: List[str], reading: Reading) -> None:
                 reading.facts.system.os = "Windows"
     if packages:
         reading.extra["packages"] = packages[:20]
+
+
+_WANT_GPU = re.compile(r"If you want to use the (.{1,80}?) GPU with PyTorch, please check")
+
+
+def _arch_warning_name(lines: List[str], reading: Reading) -> None:
+    """The GPU torch's architecture warning names in its last line ("If you want to use the
+    NVIDIA GeForce RTX 5090 GPU with PyTorch"), for when its first line was cut."""
+    for line in lines:
+        match = _WANT_GPU.search(line)
+        if match:
+            reading.extra["gpu_named"] = match.group(1).strip()
+            return
 
 
 def _machine_hints(lines: List[str], reading: Reading) -> None:
