@@ -46,6 +46,9 @@ def what_fits(facts: Facts, tables: Tables) -> str:
     from ..install.plan import driver_upgrade
 
     version = torch_version(facts)
+    if not facts.system.os or not facts.system.machine:
+        # a pasted report that names no platform: a resolution would be for a guessed one
+        return "Which build fits depends on the OS and architecture, which are not known here."
     plan = resolve(facts, tables, installed_wish(facts))
     if not plan.ok:
         return "Nothing fits: " + "; ".join(plan.conflicts + plan.ways_out) + "."

@@ -271,12 +271,15 @@ def diagnose_text(
     missing += [DETAIL_LABELS[d] for d in lacking if DETAILS[d] in observed]
     judged = observed | ({"text"} if messages else set())
     families = sorted({r.family for r in RULES.values()})
-    not_judged = [
-        fam
-        for fam in families
-        if fam not in ("SMK", "REQ", "MSG", "SEL", "INT")
-        and any(not r.needs <= with_details(judged, lacking) for r in RULES.values() if r.family == fam)
-    ]
+    have = with_details(judged, lacking)
+    not_judged = []
+    for fam in families:
+        if fam in ("SMK", "REQ", "MSG", "SEL", "INT"):
+            continue
+        rules = [r for r in RULES.values() if r.family == fam]
+        skipped = [r for r in rules if not r.needs <= have]
+        if skipped:
+            not_judged.append(fam if len(skipped) == len(rules) else f"{fam} (partly)")
     pieces = reading.pieces + ([f"{len(messages)} error message(s)"] if messages else [])
     report = check(
         facts=reading.facts,
@@ -309,7 +312,7 @@ def command_needs(reading: Reading, lacking: Sequence[str]) -> List[str]:
     f = reading.facts
     needs = []
     if "system.machine" in lacking or "system" not in reading.observed:
-        needs.append("the OS and its architecture")
+        needs.append("the architecture" if f.system.os else "the OS and its architecture")
     if "python" not in reading.observed:
         needs.append("the Python version")
     if f.system.os != "Darwin" and ("nvidia" not in reading.observed or "nvidia.driver" in lacking):

@@ -57,6 +57,7 @@ def read_dumps(text: str, reading: Reading) -> None:
     _site_packages(lines, reading)
     _machine_hints(lines, reading)
     _arch_warning_name(lines, reading)
+    _reporter_lines(lines, reading)
 
 
 def _set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) -> None:
@@ -320,6 +321,42 @@ def _arch_warning_name(lines: List[str], reading: Reading) -> None:
         if match:
             reading.extra["gpu_named"] = match.group(1).strip()
             return
+
+
+# A line that is nothing but a GPU model ("RTX 3080 12gb", "GPU: GeForce GTX 1080 Ti") or an
+# OS ("windows 10 home", "- OS: **MacOS**"): what reporters type in an issue template.
+_GPU_LINE = re.compile(
+    r"^\s*(?:[-*]\s*)?(?:GPU\s*:?\s*)?\**(?:NVIDIA\s+)?(?:GeForce\s+)?((?:RTX|GTX)\s?\d{3,4}"
+    r"(?:\s?Ti|\s?SUPER)?)(?:\s+\d{1,2}\s?GB)?\**\s*$",
+    re.IGNORECASE,
+)
+_OS_LINE = re.compile(
+    r"^\s*(?:[-*]\s*)?(?:OS\s*:?\s*)?\**(windows (?:10|11)|macos|ubuntu \d{2}\.\d{2})\b[^\n]{0,20}$",
+    re.IGNORECASE,
+)
+
+
+def _reporter_lines(lines: List[str], reading: Reading) -> None:
+    """A GPU or OS the reporter typed on a line of its own, when no tool's output said it."""
+    f = reading.facts
+    said = False
+    for line in lines:
+        gpu = _GPU_LINE.match(line)
+        if gpu and not f.nvidia.gpus:
+            model = re.sub(r"\s+", " ", gpu.group(1).upper().replace("TI", "Ti").replace("SUPER", "SUPER"))
+            model = re.sub(r"^(RTX|GTX)(\d)", r"\1 \2", model)
+            f.nvidia.gpus = [GpuFacts(index=0, name=f"NVIDIA GeForce {model}")]
+            reading.observed.add("nvidia")
+            said = True
+        os_line = _OS_LINE.match(line)
+        if os_line and not f.system.os:
+            word = os_line.group(1).lower()
+            f.system.os = "Windows" if word.startswith("windows") else (
+                "Darwin" if word == "macos" else "Linux")
+            reading.observed.add("system")
+            said = True
+    if said:
+        reading.pieces.append("the reporter's own lines")
 
 
 def _machine_hints(lines: List[str], reading: Reading) -> None:

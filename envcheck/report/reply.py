@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 # What to run on the reporter's machine to print a fact the report lacked (diagnose's
 # "missing" labels, envcheck.diagnose.KEY_FACTS and DETAIL_LABELS).
+COLLECT_ENV = "python -m torch.utils.collect_env"
 HOW_TO_GET = {
     "torch version and build": 'python -c "import torch; print(torch.__version__, torch.version.cuda)"',
     "NVIDIA driver and GPUs": "nvidia-smi",
@@ -58,7 +59,7 @@ def render_reply(report: Report) -> str:
     missing = list(diagnosis.get("missing") or [])
     if missing:
         lines += ["", "**The report does not say:**", ""]
-        asks = sorted({HOW_TO_GET.get(m, "python -m torch.utils.collect_env") for m in missing})
+        asks = _asks(missing)
         lines += [f"- {m}" for m in missing]
         lines += ["", "Please run these and paste their output:", "", "```sh", *asks, "```"]
     lines += [
@@ -68,6 +69,18 @@ def render_reply(report: Report) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _asks(missing: List[str]) -> List[str]:
+    """The fewest commands that print what is missing: one fact, its own command; more,
+    collect_env (it prints torch, Python, OS, nvcc, driver and GPUs), with nvidia-smi when
+    the driver is missing (collect_env does not print the CUDA the driver supports)."""
+    if len(missing) == 1:
+        return [HOW_TO_GET.get(missing[0], COLLECT_ENV)]
+    asks = [COLLECT_ENV]
+    if any("driver" in m or "GPU" in m for m in missing):
+        asks.append("nvidia-smi")
+    return asks
 
 
 def _inline(text: str) -> str:
