@@ -24,9 +24,16 @@ _TORCH_PRINT = re.compile(
     r"(?:\s+(\d{1,2}\.\d{1,2}|None))?\s*$"
 )
 _PACKAGES = ("torch", "torchvision", "torchaudio", "triton", "pytorch-triton")
+# "torch==2.1.0", "torch    2.1.0+cu121" (pip list), and what reporters type: "torch: 2.3.0",
+# "- torch   2.1.2"
 _PIP_LINE = re.compile(
-    r"^\s*(torch|torchvision|torchaudio|triton|pytorch-triton)\s*(?:==\s*|\s{2,}|\s+(?=\d))"
+    r"^\s*(?:[-*]\s+)?(torch|torchvision|torchaudio|triton|pytorch-triton)"
+    r"(?:\s*==\s*|\s*:\s*|\s{2,}|\s+(?=\d))"
     r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]+)?)\s*$"
+)
+_PYTHON_LINE = re.compile(
+    r"^\s*(?:[-*]\s+)?python\s*(?:[:=]\s*|\s)(3\.\d{1,2}(?:\.\d{1,2})?)(?:[+\w.-]{0,10})?\s*$",
+    re.IGNORECASE,
 )
 _CONDA_LINE = re.compile(
     r"^\s*(pytorch|torchvision|torchaudio)\s+(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)\s+(\S+)(?:\s+(\S+))?\s*$"
@@ -44,6 +51,7 @@ def read_fragments(text: str, reading: Reading) -> None:
     _nvcc(lines, reading)
     _torch_print(lines, reading)
     _package_lines(lines, reading)
+    _python_line(lines, reading)
     _uname(lines, reading)
     _sw_vers(lines, reading)
 
@@ -111,6 +119,19 @@ def _package_lines(lines: List[str], reading: Reading) -> None:
     t.companions += [PackageFacts(name, v) for name, (v, _) in found.items() if name not in have]
     if found and "package list" not in reading.pieces:
         reading.pieces.append("package list")
+
+
+def _python_line(lines: List[str], reading: Reading) -> None:
+    """``python 3.12.7`` or ``Python: 3.10`` on a line of its own (``python --version``
+    prints ``Python 3.12.7``)."""
+    p = reading.facts.python
+    if p.version:
+        return
+    match = next((m for m in map(_PYTHON_LINE.match, lines) if m), None)
+    if match:
+        p.version, p.implementation = match.group(1), "CPython"
+        reading.observed.add("python")
+        reading.pieces.append("Python version line")
 
 
 def _uname(lines: List[str], reading: Reading) -> None:
