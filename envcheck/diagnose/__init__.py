@@ -134,8 +134,12 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
     A message that ``replaces`` another (the path or symbol names the cause: torchvision's
     ``_C.so`` rather than any "undefined symbol") hides it."""
     matched: List[Tuple[MessageRule, re.Match[str]]] = []
+    flat: Optional[str] = None  # the text with every run of white space made one space
     for rule in tables.messages:
         match = rule.pattern.search(text)
+        if match is None:  # a message wrapped across lines by a terminal or an issue editor
+            flat = _WHITE.sub(" ", text) if flat is None else flat
+            match = rule.pattern.search(flat)
         if match:
             matched.append((rule, match))
     hidden = {old for rule, _ in matched for old in rule.replaces}
@@ -164,6 +168,7 @@ def _digits(raw: Optional[str]) -> str:
     return raw if raw and raw.isascii() and raw.isdigit() and len(raw) <= 9 else ""
 
 
+_WHITE = re.compile(r"\s+")
 _DOTTED = re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
 _TORCH = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]{1,20})?")
 
