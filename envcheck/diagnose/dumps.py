@@ -26,7 +26,7 @@ from ..facts import GpuFacts, PackageFacts
 from ..probes.toolkit import parse_nvcc_version
 from .parsers import Reading, cuda_of_local, lines_of, platform_string, read_library_lines
 
-_VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
+_VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
 # detectron2 / mmcv tables: a name, two or more spaces (or a tab), the value
 _D2_ROW = re.compile(r"^\s*([A-Za-z][\w .()/-]{0,40}?)(?:\s{2,}|\t|:\s+)(\S.{0,300})$")
 _D2_GPU = re.compile(r"^GPU\s?(\d{1,2}(?:,\d{1,2}){0,15})$")

@@ -20,7 +20,7 @@ from .parsers import Reading, cuda_of_local, lines_of
 
 _NVCC = re.compile(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
 _TORCH_PRINT = re.compile(
-    r"^\s*(\d{1,3}\.\d{1,3}\.\d{1,3}(?:[a-z]+\d*)?\+(cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu))"
+    r"^\s*(\d{1,3}\.\d{1,3}\.\d{1,3}(?:\.?[a-z]+\d*)?\+(cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu))"
     r"(?:\s+(\d{1,2}\.\d{1,2}|None))?\s*$"
 )
 _PACKAGES = ("torch", "torchvision", "torchaudio", "triton", "pytorch-triton")
@@ -29,7 +29,7 @@ _PACKAGES = ("torch", "torchvision", "torchaudio", "triton", "pytorch-triton")
 _PIP_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?(torch|torchvision|torchaudio|triton|pytorch-triton)"
     r"(?:\s*==\s*|\s*:\s*|\s{2,}|\s+(?=\d))"
-    r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]+)?)\s*$"
+    r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[a-z0-9.]+)?)\s*$"
 )
 _PYTHON_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?python\s*(?:[:=]\s*|\s)(3\.\d{1,2}(?:\.\d{1,2})?)(?:[+\w.-]{0,10})?\s*$",
