@@ -28,11 +28,11 @@ _PACKAGES = ("torch", "torchvision", "torchaudio", "triton", "pytorch-triton")
 # "- torch   2.1.2"
 _PIP_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?(torch|torchvision|torchaudio|triton|pytorch-triton)"
-    r"(?:\s*==\s*|\s*:\s*|\s{2,}|\s+(?=\d))"
+    r"(?:\s*==\s*|\s*:\s*|\s{2,}|\s*(?=\d))"
     r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[a-z0-9.]+)?)\s*$"
 )
 _PYTHON_LINE = re.compile(
-    r"^\s*(?:[-*]\s+)?python\s*(?:[:=]\s*|\s)(3\.\d{1,2}(?:\.\d{1,2})?)(?:[+\w.-]{0,10})?\s*$",
+    r"^\s*(?:[-*]\s+)?python\s*[:=]?\s*(3\.\d{1,2}(?:\.\d{1,2})?)(?:[+\w.-]{0,10})?\s*$",
     re.IGNORECASE,
 )
 _CONDA_LINE = re.compile(
