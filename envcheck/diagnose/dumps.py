@@ -331,7 +331,7 @@ _GPU_LINE = re.compile(
     re.IGNORECASE,
 )
 _OS_LINE = re.compile(
-    r"^\s*(?:[-*]\s*)?(?:OS\s*:?\s*)?\**(windows (?:10|11)|macos|ubuntu \d{2}\.\d{2})\b[^\n]{0,20}$",
+    r"^\s*(?:[-*]\s*)?(?:OS\s*:?\s*)?\**(windows ?(?:10|11)|macos|ubuntu \d{2}\.\d{2})\b[^\n]{0,20}$",
     re.IGNORECASE,
 )
 
