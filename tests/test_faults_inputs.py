@@ -103,6 +103,13 @@ def padded(case: str, n: int) -> str:
         "message: ProcessGroupNCCL": "ProcessGroupNCCL" * (n // 16),
         "message: libnccl": "libnccl" * (n // 7),
         "message: DataLoader": "DataLoader worker (pid" * (n * 5 // 22),  # a smaller constant
+        # the readers of paths, tables and dumps (envcheck.diagnose.dumps)
+        "path of slashes": "/a" * (n // 2),
+        "site-packages path": "/lib/python3.10/site-packages/" * (n // 30),
+        "detectron2 row": "PyTorch" + pad + "1.9.0",
+        "bullet": "- PyTorch version (GPU?):" + pad + "2.1.0",
+        "pip version list": "(from versions: " + "1.0, " * (n // 5),
+        "undefined symbol path": "x/_C.so" * (n // 7) + ": undefined symbol: _ZN",
     }[case]
 
 
@@ -116,6 +123,12 @@ PADDED_CASES = [
     "message: ProcessGroupNCCL",
     "message: libnccl",
     "message: DataLoader",
+    "path of slashes",
+    "site-packages path",
+    "detectron2 row",
+    "bullet",
+    "pip version list",
+    "undefined symbol path",
 ]
 
 
@@ -309,7 +322,7 @@ def test_cli_diagnose_unreadable_input_is_not_judged(tmp_path: Path) -> None:
     no_traceback(out)
     assert out.returncode == 2  # a usage error: an input file with nothing in it to read
     report = json.loads(out.stdout)
-    assert report["verdict"] == "not judged" and report["ready"] is None
+    assert report["verdict"] == "not judged" and report["ready"] is False  # never "ready"
     assert report["read"] == [] and "nothing it can read" in report["error"]
     assert out.stderr.strip().splitlines() == [report["error"]]
 
