@@ -100,7 +100,9 @@ def corpus_figures() -> Tuple[int, int, int, int, int]:
 
 def test_corpus_figures() -> None:
     n, cause, fix, facts, false = corpus_figures()
-    print(f"\ncorpus: {n} reports; cause {cause}/{n}; cause and fix {fix}/{n}; "
-          f"facts {facts}/{n}; reports with a false error {false}")
+    print(
+        f"\ncorpus: {n} reports; cause {cause}/{n}; cause and fix {fix}/{n}; "
+        f"facts {facts}/{n}; reports with a false error {false}"
+    )
     assert fix >= 0.9 * n
     assert false == 0

@@ -21,7 +21,9 @@ THREAD = re.compile(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)$")
 
 def test_catalogue_size_and_examples() -> None:
     assert len(TABLES.messages) >= 70
-    assert all(m.examples for m in TABLES.messages), [m.id for m in TABLES.messages if not m.examples]
+    assert all(m.examples for m in TABLES.messages), [
+        m.id for m in TABLES.messages if not m.examples
+    ]
 
 
 @pytest.mark.parametrize("rule", TABLES.messages, ids=lambda m: m.id)
@@ -86,6 +88,7 @@ def test_messages_carry_their_facts() -> None:
     ).facts
     assert mixed.torch.cuda == "11.7"
     xf = explain(
-        "xFormers was built for:\n    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)", TABLES
+        "xFormers was built for:\n    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)",
+        TABLES,
     ).facts
     assert xf.torch.version == "2.2.0+cpu"

@@ -39,14 +39,15 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     machine = f"{facts.system.os} {facts.system.machine}"
     if platform is None:
         bits = f" ({facts.python.bits}-bit)" if facts.python.bits else ""
-        return findings + [
+        findings.append(
             RULES["PY003"](
                 f"PyTorch publishes no wheels for {machine}",
                 [f"{machine}, Python {py}{bits}"],
                 "Use a 64-bit Python on Linux (x86_64 or aarch64), Windows x86_64 or macOS arm64, "
                 "or build torch from source.",
             )
-        ]
+        )
+        return findings
     usable = [r for r in tables.releases if r.supports_python(py) and platform in r.platforms]
     newest = tables.newest_release
     if not usable:

@@ -244,7 +244,7 @@ def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
 
 
 def _capability(raw: str) -> Optional[str]:
-    """"sm_120", "120", "12.0", "8.6" -> "12.0", "8.6"; None for anything else."""
+    """ "sm_120", "120", "12.0", "8.6" -> "12.0", "8.6"; None for anything else."""
     raw = raw.strip().lower()
     if raw.startswith("sm_"):
         raw = raw[3:]

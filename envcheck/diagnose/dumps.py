@@ -20,7 +20,7 @@ anchored or bounded, so a reader's time grows linearly with a line's length.
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from ..facts import GpuFacts, PackageFacts
 from ..probes.toolkit import parse_nvcc_version
@@ -36,7 +36,9 @@ _FROM_VERSIONS = re.compile(r"\(from versions:\s*([^)]{0,20000})\)")
 _SITE = re.compile(
     r"[/\\](?:lib[/\\])?python(\d)\.?(\d{1,2})[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]{0,60})"
 )
-_WIN_SITE = re.compile(r"[/\\]Python(\d)(\d{1,2})[/\\]Lib[/\\]site-packages[/\\]([A-Za-z_]\w{0,60})")
+_WIN_SITE = re.compile(
+    r"[/\\]Python(\d)(\d{1,2})[/\\]Lib[/\\]site-packages[/\\]([A-Za-z_]\w{0,60})"
+)
 _MACHINE_HINT = re.compile(
     r"(?:^\s*Architecture:\s+(x86_64|aarch64)\s*$|[/(-](x86_64|aarch64)-linux-gnu\b|"
     r"[-_](x86_64|aarch64)\.whl\b|\bwin_(amd64)\b)"
@@ -93,7 +95,7 @@ def _companion(reading: Reading, name: str, version: str) -> None:
 
 def _detectron2_table(lines: List[str], reading: Reading) -> None:
     """detectron2's and mmcv's collect_env: a table of name and value."""
-    rows = {}
+    rows: Dict[str, str] = {}
     gpus: List[GpuFacts] = []
     for line in lines:
         match = _D2_ROW.match(line)
@@ -343,7 +345,9 @@ def _reporter_lines(lines: List[str], reading: Reading) -> None:
     for line in lines:
         gpu = _GPU_LINE.match(line)
         if gpu and not f.nvidia.gpus:
-            model = re.sub(r"\s+", " ", gpu.group(1).upper().replace("TI", "Ti").replace("SUPER", "SUPER"))
+            model = re.sub(
+                r"\s+", " ", gpu.group(1).upper().replace("TI", "Ti").replace("SUPER", "SUPER")
+            )
             model = re.sub(r"^(RTX|GTX)(\d)", r"\1 \2", model)
             f.nvidia.gpus = [GpuFacts(index=0, name=f"NVIDIA GeForce {model}")]
             reading.observed.add("nvidia")
@@ -351,8 +355,11 @@ def _reporter_lines(lines: List[str], reading: Reading) -> None:
         os_line = _OS_LINE.match(line)
         if os_line and not f.system.os:
             word = os_line.group(1).lower()
-            f.system.os = "Windows" if word.startswith("windows") else (
-                "Darwin" if word == "macos" else "Linux")
+            f.system.os = (
+                "Windows"
+                if word.startswith("windows")
+                else ("Darwin" if word == "macos" else "Linux")
+            )
             reading.observed.add("system")
             said = True
     if said:
