@@ -39,8 +39,10 @@ def variant(
         return labelled
     if cuda:
         major, _, minor = cuda.partition(".")
-        if major.isdigit():
-            return Variant.for_cuda(Version(f"{major}.{(minor.split('.')[0] or '0')}"))
+        minor = minor.split(".")[0] or "0"
+        if major.isascii() and major.isdigit() and minor.isascii() and minor.isdigit():
+            return Variant.for_cuda(Version(f"{int(major)}.{int(minor)}"))
+        return None  # not a CUDA version ("12.4:" from a cut paste): the variant is unknown
     if hip:
         rocm = Variant.maybe("rocm" + ".".join(hip.split(".")[:2]))
         if rocm is not None:

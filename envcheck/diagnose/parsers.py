@@ -86,6 +86,9 @@ def value(text: Optional[str]) -> Optional[str]:
     return None if text.lower() in MISSING else text
 
 
+_CUDA = re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
+
+
 def cuda_of_local(version: Optional[str]) -> Optional[str]:
     """The CUDA a wheel's local version names: "2.8.0+cu128" -> "12.8"; else None."""
     if not version or "+" not in version:
@@ -206,7 +209,8 @@ def _apply_collect_env(fields, extra, libs, cpu_model, reading: Reading) -> None
         reading.observed.add("torch")
         f.torch.installed = torch is not None
         f.torch.version = f.torch.dist_version = torch
-        f.torch.cuda = value(fields.get("torch_cuda")) or cuda_of_local(torch)
+        cuda = value(fields.get("torch_cuda"))
+        f.torch.cuda = (cuda if cuda and _CUDA.fullmatch(cuda) else None) or cuda_of_local(torch)
         rocm = value(fields.get("torch_rocm"))
         f.torch.hip = rocm
         debug = value(fields.get("debug"))
