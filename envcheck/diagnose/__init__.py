@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 MESSAGE = RULES["MSG001"]
 MAX_INPUT = 4 * 1024 * 1024  # characters of a file or stdin that diagnose reads
 NOTHING_READ = (
-    "envcheck found nothing it can read in this text (collect_env, nvidia-smi, envcheck JSON, "
-    "or a known error message)."
+    "envcheck found nothing it can read in this text (collect_env, nvidia-smi, pip or conda "
+    "lists, nvcc -V, a library's env dump, envcheck JSON, or a known error message). Run "
+    "`python -m torch.utils.collect_env` and `nvidia-smi` on the machine and diagnose their output."
 )
 DETAIL_LABELS = {
     "nvidia.gpus": "the GPUs (their names)",
