@@ -210,3 +210,30 @@ def test_markdown_reply() -> None:
 def test_json_and_format_together_is_a_usage_error() -> None:
     out = envcheck("diagnose", "--json", "--format", "markdown", str(CORPUS / "errors_only.txt"))
     assert out.returncode == 2 and "give one" in out.stderr
+
+
+def test_each_key_fact_says_where_it_was_read() -> None:
+    text = (
+        "PyTorch version: 2.8.0+cu128\nPython version: 3.12.3 (main) (64-bit runtime)\n"
+        "NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4\n"
+        "Cuda compilation tools, release 12.4, V12.4.131\n"
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
+        "PyTorch installation.\n"
+    )
+    where = diagnose_text(text, TABLES).diagnosis["read_from"]
+    assert where["torch.version"] == where["python.version"] == "collect_env"
+    assert where["nvidia.driver_version"] == "nvidia-smi table"
+    assert where["toolkit.nvcc_version"] == "nvcc -V"
+    assert where["nvidia.gpus"] == "message capability-not-compatible"
+
+
+def test_proc_driver_nvidia_version() -> None:
+    text = (
+        "$ cat /proc/driver/nvidia/version\n"
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 09:35:42 UTC 2024\n"
+        "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)"
+    )
+    r = read_text(text, TABLES)
+    assert r.facts.nvidia.driver_version == "550.90.07"
+    assert (r.facts.system.os, r.facts.system.machine) == ("Linux", "x86_64")
+    assert "/proc/driver/nvidia/version" in r.pieces

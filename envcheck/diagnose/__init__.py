@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..facts import Facts, GpuFacts
 from ..findings import Finding
@@ -107,15 +107,43 @@ def read_text(text: str, tables: Tables) -> Reading:
     facts = Facts(source="text")
     facts.python.env_kind = "unknown"  # a report does not say; INS004 must not guess "none"
     reading = Reading(facts=facts, errors=errors)
-    read_collect_env(text, reading)
-    read_nvidia_smi(text, reading)
-    read_fragments(text, reading)  # nvcc -V, package lists, torch's print, uname, sw_vers
-    read_dumps(text, reading)  # detectron2/mmcv, transformers/Lightning, paths, pip's list
+    for reader in (
+        read_collect_env,
+        read_nvidia_smi,
+        read_fragments,  # nvcc -V, package lists, torch's print, uname, sw_vers
+        read_dumps,  # detectron2/mmcv, transformers/Lightning, paths, pip's list, typed lines
+    ):
+        before, pieces = key_facts(facts), len(reading.pieces)
+        reader(text, reading)
+        where = ", ".join(reading.pieces[pieces:]) or reader.__name__
+        _record(reading, before, where)
     for gpu in facts.nvidia.gpus:
         if gpu.name and not gpu.compute_capability:
             gpu.compute_capability = tables.capability_of(gpu.name)
     facts.source = "+".join(reading.pieces) or "text"
     return reading
+
+
+def key_facts(f: Facts) -> Dict[str, object]:
+    """The facts a diagnosis turns on, by name, for recording which fragment gave each."""
+    return {
+        "torch.version": f.torch.version,
+        "torch.cuda": f.torch.cuda,
+        "python.version": f.python.version or None,
+        "system.os": f.system.os or None,
+        "system.machine": f.system.machine or None,
+        "nvidia.driver_version": f.nvidia.driver_version,
+        "nvidia.cuda_driver_version": f.nvidia.cuda_driver_version,
+        "nvidia.gpus": tuple((g.name, g.compute_capability) for g in f.nvidia.gpus) or None,
+        "toolkit.nvcc_version": f.toolkit.nvcc_version,
+    }
+
+
+def _record(reading: Reading, before: Dict[str, object], where: str) -> None:
+    """Each key fact a reader (or message) set or changed: where it was read."""
+    for key, now in key_facts(reading.facts).items():
+        if now is not None and now != before.get(key):
+            reading.where[key] = where
 
 
 def unstated(reading: Reading) -> List[str]:
@@ -148,7 +176,9 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
     for rule, match in matched:
         if rule.id in hidden:
             continue
+        before = key_facts(reading.facts)
         _apply(rule, match, reading)
+        _record(reading, before, f"message {rule.id}")
         evidence = [match.group(0).strip()[:300]]
         findings.append(
             Finding(
@@ -301,6 +331,7 @@ def diagnose_text(
             "read": pieces,
             "observed": sorted(observed),
             "unstated": lacking,
+            "read_from": dict(reading.where),
             "missing": missing,
             "not_judged": not_judged,
             "notes": list(reading.notes),

@@ -53,6 +53,7 @@ def read_fragments(text: str, reading: Reading) -> None:
     _package_lines(lines, reading)
     _python_line(lines, reading)
     _uname(lines, reading)
+    _nvrm(lines, reading)
     _sw_vers(lines, reading)
 
 
@@ -152,6 +153,26 @@ def _uname(lines: List[str], reading: Reading) -> None:
             reading.observed.add("system")  # OS and architecture: enough to judge a platform
         reading.pieces.append("uname" if match.group(2) else "/proc/version")
         return
+
+
+_NVRM = re.compile(
+    r"^\s*NVRM version: NVIDIA UNIX (?:Open Kernel Module for )?(x86_64|aarch64) Kernel Module\s+"
+    r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"
+)
+
+
+def _nvrm(lines: List[str], reading: Reading) -> None:
+    """``cat /proc/driver/nvidia/version``: the loaded kernel driver's version."""
+    match = next((m for m in map(_NVRM.match, lines) if m), None)
+    if match is None:
+        return
+    nv, s = reading.facts.nvidia, reading.facts.system
+    if _note_conflict(reading, "the driver", nv.driver_version, match.group(2)):
+        return
+    nv.driver_version, nv.driver_version_source = match.group(2), "/proc/driver/nvidia/version"
+    s.os, s.machine = s.os or "Linux", s.machine or match.group(1)
+    reading.observed.add("nvidia")
+    reading.pieces.append("/proc/driver/nvidia/version")
 
 
 def _sw_vers(lines: List[str], reading: Reading) -> None:

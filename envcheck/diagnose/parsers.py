@@ -46,6 +46,7 @@ class Reading:
     # "index_versions" (pip's "from versions" list), "packages" (site-packages folders named
     # in tracebacks, in order), "arch_list" (the sm_XX a build supports, from a warning)
     extra: Dict[str, Any] = field(default_factory=dict)
+    where: Dict[str, str] = field(default_factory=dict)  # key fact -> the fragment it came from
 
 
 def clean(text: str) -> str:
