@@ -20,11 +20,18 @@ anchored or bounded, so a reader's time grows linearly with a line's length.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from ..facts import GpuFacts, PackageFacts
 from ..probes.toolkit import parse_nvcc_version
-from .parsers import Reading, cuda_of_local, lines_of, platform_string, read_library_lines
+from .parsers import (
+    Reading,
+    lines_of,
+    platform_string,
+    read_library_lines,
+    set_python,
+    set_torch,
+)
 
 _VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
 # detectron2 / mmcv tables: a name, two or more spaces (or a tab), the value
@@ -62,31 +69,6 @@ def read_dumps(text: str, reading: Reading) -> None:
     _reporter_lines(lines, reading)
 
 
-def _set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) -> None:
-    t = reading.facts.torch
-    if t.version is not None:
-        if t.version.split("+")[0] != version.split("+")[0]:
-            reading.notes.append(
-                f"the text gives two torch versions: {t.version} and {version}; kept {t.version}"
-            )
-        return
-    t.installed, t.version, t.dist_version = True, version, version
-    t.cuda = cuda or cuda_of_local(version)
-    reading.observed.add("torch")
-    if where not in reading.pieces:
-        reading.pieces.append(where)
-
-
-def _set_python(reading: Reading, version: str, where: str) -> None:
-    p = reading.facts.python
-    if p.version:
-        return
-    p.version, p.implementation = version, "CPython"
-    reading.observed.add("python")
-    if where not in reading.pieces:
-        reading.pieces.append(where)
-
-
 def _companion(reading: Reading, name: str, version: str) -> None:
     t = reading.facts.torch
     if name not in {p.name for p in t.companions}:
@@ -117,7 +99,7 @@ def _detectron2_table(lines: List[str], reading: Reading) -> None:
     reading.pieces.append("detectron2/mmcv collect_env")
     torch = re.match(_VERSION, rows.get("pytorch", ""))
     if torch:
-        _set_torch(reading, torch.group(1), None, "detectron2/mmcv collect_env")
+        set_torch(reading, torch.group(1), None, "detectron2/mmcv collect_env")
     debug = rows.get("pytorch debug build")
     if debug is not None and reading.facts.torch.debug is None:
         reading.facts.torch.debug = debug.lower() == "true"
@@ -126,7 +108,7 @@ def _detectron2_table(lines: List[str], reading: Reading) -> None:
         reading.facts.torch.cuda = cuda.group(1)
     py = re.match(r"(\d\.\d{1,2}(?:\.\d{1,2})?)", rows.get("python", ""))
     if py:
-        _set_python(reading, py.group(1), "detectron2/mmcv collect_env")
+        set_python(reading, py.group(1), "detectron2/mmcv collect_env")
     plat = rows.get("sys.platform")
     if plat and not reading.facts.system.os:
         os_name = {"linux": "Linux", "win32": "Windows", "darwin": "Darwin"}.get(plat)
@@ -165,7 +147,7 @@ def _bullets(lines: List[str], reading: Reading) -> None:
         if key.startswith("pytorch version"):  # "2.0.1+cu117 (True)" or "(GPU?): 2.1 (False)"
             version = re.match(_VERSION, val)
             if version:
-                _set_torch(reading, version.group(1), None, "library env dump")
+                set_torch(reading, version.group(1), None, "library env dump")
                 gpu = re.search(r"\((True|False)\)", val)
                 if gpu and "torch_runtime" not in reading.observed:
                     rt = reading.facts.torch_runtime
@@ -176,7 +158,7 @@ def _bullets(lines: List[str], reading: Reading) -> None:
         elif key == "python version":
             version = re.match(r"(\d\.\d{1,2}(?:\.\d{1,2})?)", val)
             if version:
-                _set_python(reading, version.group(1), "library env dump")
+                set_python(reading, version.group(1), "library env dump")
         elif key == "platform":
             platform_string(val, reading)
         elif key in ("gpu type", "gpu"):
@@ -221,13 +203,13 @@ def _lightning(lines: List[str], reading: Reading) -> None:
         elif section == "Packages" and key in ("torch", "torchvision", "torchaudio"):
             version = re.match(_VERSION, val)
             if version and key == "torch":
-                _set_torch(reading, version.group(1), None, "Lightning env dump")
+                set_torch(reading, version.group(1), None, "Lightning env dump")
             elif version:
                 _companion(reading, key, version.group(1))
         elif section == "System" and key == "python":
             version = re.match(r"(\d\.\d{1,2}(?:\.\d{1,2})?)", val)
             if version:
-                _set_python(reading, version.group(1), "Lightning env dump")
+                set_python(reading, version.group(1), "Lightning env dump")
         elif section == "System" and key in ("processor", "machine") and val:
             if val in ("x86_64", "aarch64", "arm64", "AMD64") and not reading.facts.system.machine:
                 reading.facts.system.machine = val
@@ -246,7 +228,7 @@ def _no_colon(lines: List[str], reading: Reading) -> None:
     for line in lines:
         match = _TORCH_NO_COLON.match(line)
         if match:
-            _set_torch(reading, match.group(1), None, "collect_env line")
+            set_torch(reading, match.group(1), None, "collect_env line")
             return
 
 
@@ -303,7 +285,7 @@ def _site_packages(lines: List[str], reading: Reading) -> None:
             continue
         for match in list(_SITE.finditer(line)) + list(_WIN_SITE.finditer(line)):
             major, minor, package = match.groups()
-            _set_python(reading, f"{major}.{minor}", "site-packages path")
+            set_python(reading, f"{major}.{minor}", "site-packages path")
             if package not in packages:
                 packages.append(package)
             if "\\" in match.group(0) and not reading.facts.system.os:

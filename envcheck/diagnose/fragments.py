@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..facts import PackageFacts
 from ..probes.toolkit import parse_nvcc_version
-from .parsers import Reading, cuda_of_local, lines_of
+from .parsers import Reading, lines_of, note_conflict, set_python, set_torch
 
 _NVCC = re.compile(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
 _TORCH_PRINT = re.compile(
@@ -57,36 +57,16 @@ def read_fragments(text: str, reading: Reading) -> None:
     _sw_vers(lines, reading)
 
 
-def _note_conflict(reading: Reading, what: str, had: Optional[str], seen: str) -> bool:
-    """True when the text already said something else for this fact (it is then kept and
-    the conflict is said)."""
-    if had is not None and had != seen:
-        reading.notes.append(f"the text gives two values for {what}: {had} and {seen}; kept {had}")
-        return True
-    return False
-
-
 def _nvcc(lines: List[str], reading: Reading) -> None:
     line = next((x for x in lines if _NVCC.match(x)), None)
     if line is None:
         return
     version = parse_nvcc_version(line)
     tk = reading.facts.toolkit
-    if version and not _note_conflict(reading, "nvcc", tk.nvcc_version, version):
+    if version and not note_conflict(reading, "nvcc", tk.nvcc_version, version):
         tk.nvcc_version = version
         reading.observed.add("toolkit")
         reading.pieces.append("nvcc -V")
-
-
-def _set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) -> None:
-    t = reading.facts.torch
-    if _note_conflict(reading, "torch", t.version, version):
-        return
-    if t.version is None:
-        t.installed, t.version, t.dist_version = True, version, version
-        t.cuda = cuda or cuda_of_local(version)
-        reading.observed.add("torch")
-        reading.pieces.append(where)
 
 
 def _torch_print(lines: List[str], reading: Reading) -> None:
@@ -94,7 +74,7 @@ def _torch_print(lines: List[str], reading: Reading) -> None:
         match = _TORCH_PRINT.match(line)
         if match:
             cuda = match.group(3) if match.group(3) not in (None, "None") else None
-            _set_torch(reading, match.group(1), cuda, "torch.__version__ output")
+            set_torch(reading, match.group(1), cuda, "torch.__version__ output")
             return
 
 
@@ -114,7 +94,7 @@ def _package_lines(lines: List[str], reading: Reading) -> None:
         return
     if "torch" in found:
         version, built_for = found.pop("torch")
-        _set_torch(reading, version, built_for, "package list")
+        set_torch(reading, version, built_for, "package list")
     t = reading.facts.torch
     have = {p.name for p in t.companions}
     t.companions += [PackageFacts(name, v) for name, (v, _) in found.items() if name not in have]
@@ -125,14 +105,9 @@ def _package_lines(lines: List[str], reading: Reading) -> None:
 def _python_line(lines: List[str], reading: Reading) -> None:
     """``python 3.12.7`` or ``Python: 3.10`` on a line of its own (``python --version``
     prints ``Python 3.12.7``)."""
-    p = reading.facts.python
-    if p.version:
-        return
     match = next((m for m in map(_PYTHON_LINE.match, lines) if m), None)
     if match:
-        p.version, p.implementation = match.group(1), "CPython"
-        reading.observed.add("python")
-        reading.pieces.append("Python version line")
+        set_python(reading, match.group(1), "Python version line")
 
 
 def _uname(lines: List[str], reading: Reading) -> None:
@@ -142,7 +117,7 @@ def _uname(lines: List[str], reading: Reading) -> None:
         if not match:
             continue
         kernel = match.group(1) or match.group(2)
-        if _note_conflict(reading, "the kernel", s.kernel, kernel):
+        if note_conflict(reading, "the kernel", s.kernel, kernel):
             return
         s.os, s.kernel = "Linux", kernel
         low = kernel.lower()
@@ -167,7 +142,7 @@ def _nvrm(lines: List[str], reading: Reading) -> None:
     if match is None:
         return
     nv, s = reading.facts.nvidia, reading.facts.system
-    if _note_conflict(reading, "the driver", nv.driver_version, match.group(2)):
+    if note_conflict(reading, "the driver", nv.driver_version, match.group(2)):
         return
     nv.driver_version, nv.driver_version_source = match.group(2), "/proc/driver/nvidia/version"
     s.os, s.machine = s.os or "Linux", s.machine or match.group(1)
@@ -181,7 +156,7 @@ def _sw_vers(lines: List[str], reading: Reading) -> None:
     version = next((m.group(1) for m in map(_SW_VERS.match, lines) if m), None)
     s = reading.facts.system
     if s.os and s.os != "Darwin":
-        _note_conflict(reading, "the OS", s.os, "Darwin")
+        note_conflict(reading, "the OS", s.os, "Darwin")
         return
     s.os, s.os_version = "Darwin", version or s.os_version
     reading.pieces.append("sw_vers")  # no architecture: not enough to judge the platform

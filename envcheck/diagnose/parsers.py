@@ -98,6 +98,40 @@ def cuda_of_local(version: Optional[str]) -> Optional[str]:
     return str(variant.cuda) if variant is not None and variant.cuda else None
 
 
+def note_conflict(reading: Reading, what: str, had: Optional[str], seen: str) -> bool:
+    """True when the text already said something else for this fact (it is then kept and
+    the conflict is said)."""
+    if had is not None and had != seen:
+        reading.notes.append(f"the text gives two values for {what}: {had} and {seen}; kept {had}")
+        return True
+    return False
+
+
+def set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) -> None:
+    """The torch version a fragment gives, unless a fuller reader gave one; two different
+    releases in one text are said ("2.1.0" beside "2.1.0+cu121" is the same release)."""
+    t = reading.facts.torch
+    if t.version is not None:
+        note_conflict(reading, "torch", t.version.split("+")[0], version.split("+")[0])
+        return
+    t.installed, t.version, t.dist_version = True, version, version
+    t.cuda = cuda or cuda_of_local(version)
+    reading.observed.add("torch")
+    if where not in reading.pieces:
+        reading.pieces.append(where)
+
+
+def set_python(reading: Reading, version: str, where: str) -> None:
+    """The Python version a fragment gives, unless a fuller reader gave one."""
+    p = reading.facts.python
+    if p.version:
+        return
+    p.version, p.implementation = version, "CPython"
+    reading.observed.add("python")
+    if where not in reading.pieces:
+        reading.pieces.append(where)
+
+
 # --------------------------------------------------------------------------- envcheck JSON
 
 
