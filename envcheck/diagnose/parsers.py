@@ -219,6 +219,8 @@ def read_collect_env(text: str, reading: Reading) -> bool:
             else:
                 continue
         name, colon, rest = stripped.partition(":")
+        if not colon and stripped.lower().startswith("pytorch version "):
+            name, colon, rest = stripped[:15], ":", stripped[16:]  # retyped without its colon
         key = _KEYS.get(name.strip().lower()) if colon else None
         if key:
             fields[key] = rest.strip()
