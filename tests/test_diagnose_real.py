@@ -44,7 +44,9 @@ def judge(entry: Dict[str, Any]) -> Dict[str, Any]:
     roots = [f for f in report.findings if f.caused_by is None and f.severity.value != "info"]
     named = [f for f in roots if f.code in entry["cause"] or f.name in entry["cause"]]
     advice = report.install.command if report.install and report.install.command else ""
-    said = " ".join((f.fix or "") + " " + (f.command or "") for f in named) + " " + advice
+    # what the reader sees under the cause: its fix, its command, and the messages shown under it
+    under = [f for f in report.findings if f.caused_by in {n.code for n in named}]
+    said = " ".join((f.fix or "") + " " + (f.command or "") for f in named + under) + " " + advice
     allowed = set(entry["cause"]) | set(entry.get("also", []))
     false = [
         f"{f.code} {f.name}"

@@ -92,3 +92,40 @@ def test_messages_carry_their_facts() -> None:
         TABLES,
     ).facts
     assert xf.torch.version == "2.2.0+cpu"
+
+
+@pytest.mark.parametrize(
+    "text, meaning",
+    [
+        (
+            "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the "
+            "current PyTorch installation.",
+            "Blackwell GPU",
+        ),
+        (
+            "NVIDIA GeForce GTX 1080 Ti with CUDA capability sm_61 is not compatible with the "
+            "current PyTorch installation.",
+            "dropped this older GPU",
+        ),
+        (
+            "OS: macOS 14.2.1 (arm64)\nPyTorch version: 2.2.0\n"
+            "AssertionError: Torch not compiled with CUDA enabled",
+            "device 'mps'",
+        ),
+        (
+            "NVIDIA-SMI 470.141.03   Driver Version: 470.141.03   CUDA Version: 11.4\n"
+            "CudaWarning: Found no NVIDIA driver on your system.",
+            "cannot reach it",
+        ),
+    ],
+)
+def test_the_same_words_mean_another_cause_by_the_other_facts(text: str, meaning: str) -> None:
+    from envcheck.diagnose import diagnose_text
+
+    fixes = [f.fix for f in diagnose_text(text, TABLES).findings if f.code == "MSG001"]
+    assert any(meaning in fix for fix in fixes), fixes
+
+
+def test_without_the_other_facts_the_general_meaning_stands() -> None:
+    found = explain("Found no NVIDIA driver on your system.", TABLES).findings[0]
+    assert "no NVIDIA driver is loaded where it runs" in found.fix

@@ -17,7 +17,7 @@ from ..findings import Finding
 from ..probes.nvidia import cuda_version_from_int
 from ..rules import DETAILS, RULES, with_details
 from ..tables import Tables
-from ..tables.model import MessageRule
+from ..tables.model import MessageCase, MessageRule
 from ..values import ComputeCapability, Severity
 from .dumps import read_dumps
 from .fragments import read_fragments
@@ -172,25 +172,49 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
         if match:
             matched.append((rule, match))
     hidden = {old for rule, _ in matched for old in rule.replaces}
-    findings = []
-    for rule, match in matched:
-        if rule.id in hidden:
-            continue
+    shown = [(rule, match) for rule, match in matched if rule.id not in hidden]
+    for rule, match in shown:  # every message's facts first: a case may turn on another's
         before = key_facts(reading.facts)
         _apply(rule, match, reading)
         _record(reading, before, f"message {rule.id}")
-        evidence = [match.group(0).strip()[:300]]
+    findings = []
+    for rule, match in shown:
+        case = case_of(rule, reading)
+        cause, fix = (case.cause, case.fix) if case else (rule.cause, rule.fix)
         findings.append(
             Finding(
                 MESSAGE.code,
                 rule.id,
                 Severity.parse(rule.severity),
                 rule.title,
-                tuple(evidence),
-                f"{rule.cause} {rule.fix}",
+                (match.group(0).strip()[:300],),
+                f"{cause} {fix}",
             )
         )
     return findings
+
+
+def case_of(rule: MessageRule, reading: Reading) -> Optional[MessageCase]:
+    """The first of the message's cases whose conditions the text's facts meet (an unknown
+    fact meets no condition, so the general meaning stands)."""
+    f = reading.facts
+    caps = [ComputeCapability.maybe(g.compute_capability) for g in f.nvidia.gpus]
+    known = [c for c in caps if c is not None]
+
+    def holds(name: str, want: str) -> bool:
+        if name == "os":
+            return f.system.os == want
+        if name == "driver":
+            stated = bool(f.nvidia.driver_version or f.nvidia.cuda_driver_version)
+            return stated if want == "stated" else not stated and "nvidia.driver" in reading.stated
+        limit = ComputeCapability.maybe(want)
+        if limit is None or not known:
+            return False
+        if name == "gpu_capability_at_least":
+            return any(c >= limit for c in known)
+        return any(c < limit for c in known)  # gpu_capability_below
+
+    return next((c for c in rule.cases if all(holds(k, v) for k, v in c.when.items())), None)
 
 
 def _digits(raw: Optional[str]) -> str:

@@ -34,6 +34,7 @@ from .model import (
     FirstDriver,
     ForwardCompat,
     GpuModel,
+    MessageCase,
     MessageRule,
     MinorCompat,
     Provenance,
@@ -880,6 +881,16 @@ MESSAGE_FACTS = (
 )
 
 
+# The conditions a message's case may put on the other facts of the text (evaluated by
+# envcheck.diagnose.case_of).
+MESSAGE_CONDITIONS = (
+    "os",  # Linux | Windows | Darwin
+    "driver",  # stated | absent: the text gives a driver version or the CUDA it supports
+    "gpu_capability_at_least",  # "10.0": some GPU of at least this compute capability
+    "gpu_capability_below",  # "7.0": some GPU below it
+)
+
+
 def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
     sources = data.get("sources")
     if not isinstance(sources, dict):
@@ -917,6 +928,18 @@ def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
             if not all(isinstance(x, str) and x for x in items):
                 raise r.fail(f"{where}.{name}", "expected a list of strings")
         install = r.get(raw, "install", where, bool, optional=True) or False
+        cases = []
+        for j, case in enumerate(r.get(raw, "cases", where, list, optional=True) or []):
+            at = f"{where}.cases[{j}]"
+            if not isinstance(case, dict):
+                raise r.fail(at, "expected an object")
+            when = r.strings(r.get(case, "when", at, dict), f"{at}.when")
+            unknown = [k for k in when if k not in MESSAGE_CONDITIONS]
+            if unknown or not when:
+                raise r.fail(f"{at}.when", f"conditions are {', '.join(MESSAGE_CONDITIONS)}")
+            cases.append(
+                MessageCase(dict(when), r.get(case, "cause", at, str), r.get(case, "fix", at, str))
+            )
         severity = r.get(raw, "severity", where, str, optional=True) or "error"
         if severity not in ("error", "warning", "info"):
             raise r.fail(f"{where}.severity", f"{severity!r} is not error, warning or info")
@@ -935,6 +958,7 @@ def _messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
                 follows=tuple(follows),
                 install=install,
                 severity=severity,
+                cases=tuple(cases),
             )
         )
     for rule in out:

@@ -381,6 +381,16 @@ def sass_fallback_rule(arch: str) -> Optional[SassRule]:
 
 
 @dataclass(frozen=True)
+class MessageCase:
+    """What a message means when other facts of the same text say so: the same words from a
+    macOS machine, a Blackwell GPU or a host whose driver works mean another cause."""
+
+    when: Mapping[str, str]  # condition -> value (envcheck.diagnose.CONDITIONS)
+    cause: str
+    fix: str
+
+
+@dataclass(frozen=True)
 class MessageRule:
     """A message users paste: its pattern, meaning, fix, and the facts it carries."""
 
@@ -396,6 +406,7 @@ class MessageRule:
     follows: Tuple[str, ...] = ()  # finding codes it is the symptom of, when present
     install: bool = False  # installing other torch packages fixes it (the install plan)
     severity: str = "error"  # "warning" for a message that says something may go wrong
+    cases: Tuple[MessageCase, ...] = ()  # the first whose conditions hold gives cause and fix
 
 
 @dataclass(frozen=True)
