@@ -237,3 +237,21 @@ def test_proc_driver_nvidia_version() -> None:
     assert r.facts.nvidia.driver_version == "550.90.07"
     assert (r.facts.system.os, r.facts.system.machine) == ("Linux", "x86_64")
     assert "/proc/driver/nvidia/version" in r.pieces
+
+
+def test_torch_config_show_and_detectron2_cuda() -> None:
+    text = """sys.platform            linux
+detectron2              0.1 @/home/u/detectron2/detectron2
+Detectron2 CUDA Compiler  10.1
+PyTorch                 1.4.0+cu92 @/home/u/lib/python3.7/site-packages/torch
+PyTorch built with:
+  - GCC 7.3
+  - CUDA Runtime 9.2
+  - NVCC architecture flags: -gencode;arch=compute_37,code=sm_37;-gencode;arch=compute_61,code=sm_61;-gencode;arch=compute_70,code=compute_70
+  - CuDNN 7.6.3
+"""
+    r = read_text(text, TABLES)
+    assert r.facts.torch.cuda == "9.2"
+    assert r.facts.torch_runtime.arch_list == ["sm_37", "sm_61", "compute_70"]
+    assert any("detectron2 was built with CUDA 10.1 but torch with CUDA 9.2" in n for n in r.notes)
+    assert "torch.__config__.show()" in r.pieces

@@ -67,6 +67,7 @@ def read_dumps(text: str, reading: Reading) -> None:
     _machine_hints(lines, reading)
     _arch_warning_name(lines, reading)
     _reporter_lines(lines, reading)
+    _torch_config(lines, reading)
 
 
 def _companion(reading: Reading, name: str, version: str) -> None:
@@ -135,6 +136,14 @@ def _detectron2_table(lines: List[str], reading: Reading) -> None:
     flags = rows.get("detectron2 arch flags")
     if flags:
         reading.notes.append(f"detectron2 was compiled for: {flags}")
+    built = re.search(r"\d{1,2}\.\d{1,2}", rows.get("detectron2 cuda compiler") or "")
+    version = built.group(0) if built else (compiler.group(1) if compiler else None)
+    torch_cuda = reading.facts.torch.cuda
+    if version and torch_cuda and version.split(".")[0] != torch_cuda.split(".")[0]:
+        reading.notes.append(
+            f"detectron2 was built with CUDA {version} but torch with CUDA {torch_cuda}: "
+            "rebuild detectron2 against this torch (remove build/ and **/*.so first)"
+        )
 
 
 def _bullets(lines: List[str], reading: Reading) -> None:
@@ -346,6 +355,28 @@ def _reporter_lines(lines: List[str], reading: Reading) -> None:
             said = True
     if said:
         reading.pieces.append("the reporter's own lines")
+
+
+_CONFIG_CUDA = re.compile(r"^\s*- CUDA Runtime (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s*$")
+_CONFIG_ARCH = re.compile(r"^\s*- NVCC architecture flags: (.{1,2000})$")
+
+
+def _torch_config(lines: List[str], reading: Reading) -> None:
+    """``torch.__config__.show()`` ("PyTorch built with:", printed after detectron2's and
+    other tools' env tables): the CUDA runtime and the architectures compiled in."""
+    if not any(line.strip() == "PyTorch built with:" for line in lines):
+        return
+    t, rt = reading.facts.torch, reading.facts.torch_runtime
+    for line in lines:
+        cuda = _CONFIG_CUDA.match(line)
+        if cuda and not t.cuda:
+            t.cuda = cuda.group(1)
+        flags = _CONFIG_ARCH.match(line)
+        if flags and not rt.arch_list and rt.status in ("skipped", "ok"):
+            arches = re.findall(r"code=\[?((?:sm|compute)_\d{2,3}a?)", flags.group(1))
+            if arches:
+                rt.status, rt.arch_list = "ok", sorted(set(arches), key=arches.index)[:40]
+    reading.pieces.append("torch.__config__.show()")
 
 
 def _machine_hints(lines: List[str], reading: Reading) -> None:
