@@ -137,11 +137,11 @@ def _detectron2_table(lines: List[str], reading: Reading) -> None:
     if flags:
         reading.notes.append(f"detectron2 was compiled for: {flags}")
     built = re.search(r"\d{1,2}\.\d{1,2}", rows.get("detectron2 cuda compiler") or "")
-    version = built.group(0) if built else (compiler.group(1) if compiler else None)
+    built_cuda = built.group(0) if built else (compiler.group(1) if compiler else None)
     torch_cuda = reading.facts.torch.cuda
-    if version and torch_cuda and version.split(".")[0] != torch_cuda.split(".")[0]:
+    if built_cuda and torch_cuda and built_cuda.split(".")[0] != torch_cuda.split(".")[0]:
         reading.notes.append(
-            f"detectron2 was built with CUDA {version} but torch with CUDA {torch_cuda}: "
+            f"detectron2 was built with CUDA {built_cuda} but torch with CUDA {torch_cuda}: "
             "rebuild detectron2 against this torch (remove build/ and **/*.so first)"
         )
 
