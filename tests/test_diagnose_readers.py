@@ -255,3 +255,16 @@ PyTorch built with:
     assert r.facts.torch_runtime.arch_list == ["sm_37", "sm_61", "compute_70"]
     assert any("detectron2 was built with CUDA 10.1 but torch with CUDA 9.2" in n for n in r.notes)
     assert "torch.__config__.show()" in r.pieces
+
+
+def test_nccl_debug_log() -> None:
+    text = (
+        "omega:18302:18445 [0] NCCL INFO cudaDriverVersion 12060\n"
+        "NCCL version 2.21.5+cuda12.4\n"
+        "host:1:2 [3] NCCL INFO Channel 13/0 : 3[201d0] -> 4[901c0] via P2P/IPC/read\n"
+    )
+    report = diagnose_text(text, TABLES)
+    assert report.facts.torch_runtime.nccl_version == "2.21.5"
+    assert report.facts.nvidia.cuda_driver_version == "12.6"
+    p2p = [f for f in report.findings if f.name == "nccl-p2p-in-use"]
+    assert p2p and p2p[0].severity.value == "info" and "NCCL_P2P_DISABLE=1" in p2p[0].fix

@@ -15,6 +15,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from ..facts import PackageFacts
+from ..probes.nvidia import cuda_version_from_int
 from ..probes.toolkit import parse_nvcc_version
 from .parsers import Reading, lines_of, note_conflict, set_python, set_torch
 
@@ -54,6 +55,7 @@ def read_fragments(text: str, reading: Reading) -> None:
     _python_line(lines, reading)
     _uname(lines, reading)
     _nvrm(lines, reading)
+    _nccl_log(lines, reading)
     _sw_vers(lines, reading)
 
 
@@ -148,6 +150,26 @@ def _nvrm(lines: List[str], reading: Reading) -> None:
     s.os, s.machine = s.os or "Linux", s.machine or match.group(1)
     reading.observed.add("nvidia")
     reading.pieces.append("/proc/driver/nvidia/version")
+
+
+_NCCL_VERSION = re.compile(r"NCCL version (\d{1,2}\.\d{1,3}\.\d{1,3})\+cuda(\d{1,2}\.\d{1,2})")
+_NCCL_DRIVER = re.compile(r"NCCL INFO cudaDriverVersion (\d{4,6})\b")
+
+
+def _nccl_log(lines: List[str], reading: Reading) -> None:
+    """An NCCL_DEBUG=INFO log: NCCL's version, and the CUDA the driver supports."""
+    for line in lines:
+        if "NCCL" not in line:
+            continue
+        version = _NCCL_VERSION.search(line)
+        if version and not reading.facts.torch_runtime.nccl_version:
+            reading.facts.torch_runtime.nccl_version = version.group(1)
+            reading.pieces.append("NCCL log")
+        driver = _NCCL_DRIVER.search(line)
+        nv = reading.facts.nvidia
+        if driver and not nv.cuda_driver_version and not nv.driver_version:
+            nv.cuda_driver_version = cuda_version_from_int(int(driver.group(1)))
+            reading.observed.add("nvidia")
 
 
 def _sw_vers(lines: List[str], reading: Reading) -> None:
