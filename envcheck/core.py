@@ -226,6 +226,8 @@ def check(
             chosen_because=chosen_because,
             progress=progress,
         )
+    if observed is None and facts.nvidia.gpus and all(g.pcie is None for g in facts.nvidia.gpus):
+        unstated = [*unstated, "nvidia.links"]  # no sysfs here (not Linux, a bare container)
     available = set(with_details(LIVE_SECTIONS if observed is None else observed, unstated))
     if observed is None and (deep or not live) and facts.torch_runtime.status != "not_run":
         available.add("torch_runtime")
@@ -281,6 +283,7 @@ def check(
         "nvidia.gpus": "needs the list of GPUs (not in the text)",
         "nvidia.driver": "needs the driver version (not in the text)",
         "system.machine": "needs the OS and its architecture (not in the text)",
+        "nvidia.links": "needs the GPUs' PCIe links from Linux sysfs (not read here)",
     }
     not_run = tuple(
         NotRun(

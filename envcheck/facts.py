@@ -81,6 +81,7 @@ class SystemFacts:
     shm_total: Optional[int] = None  # /dev/shm: DataLoader workers and NCCL live here
     shm_free: Optional[int] = None
     disks: List[DiskFacts] = field(default_factory=list)
+    iommu_cmdline: List[str] = field(default_factory=list)  # iommu= words of /proc/cmdline
 
 
 # --------------------------------------------------------------------------- python
@@ -124,6 +125,24 @@ class NvmlStatus:
 
 
 @dataclass
+class PcieFacts:
+    """A GPU's PCIe link and the path to it (Linux sysfs): what decides whether GPUs can talk
+    peer-to-peer, and how fast."""
+
+    speed_current: Optional[float] = None  # GT/s: 2.5 Gen1, 5 Gen2, 8 Gen3, 16 Gen4, 32 Gen5
+    speed_max: Optional[float] = None
+    width_current: Optional[int] = None  # lanes
+    width_max: Optional[int] = None
+    numa_node: Optional[int] = None  # None where unknown or the machine has no NUMA (-1)
+    # the IOMMU domain of its group: "DMA"/"DMA-FQ" translate every P2P access, "identity"
+    # passes it through (iommu=pt); None without an IOMMU
+    iommu_group_type: Optional[str] = None
+    bridges: List[str] = field(default_factory=list)  # PCIe bridges above it, root first
+    acs_redirect: List[str] = field(default_factory=list)  # those whose ACS redirects P2P
+    acs_unread: List[str] = field(default_factory=list)  # those whose ACS could not be read
+
+
+@dataclass
 class GpuFacts:
     index: int = 0
     name: Optional[str] = None
@@ -144,6 +163,7 @@ class GpuFacts:
     persistence_mode: Optional[bool] = None
     status: str = "ok"  # ok, lost, error
     errors: Dict[str, str] = field(default_factory=dict)  # query -> "code: message"
+    pcie: Optional[PcieFacts] = None  # Linux: from sysfs, by the PCI bus id NVML gives
 
 
 @dataclass

@@ -24,6 +24,7 @@ _NEEDS: Dict[str, FrozenSet[str]] = {
     "TK": frozenset({"toolkit", "torch"}),
     "GPU": frozenset({"nvidia"}),
     "SYS": frozenset({"system"}),
+    "LNK": frozenset({"nvidia"}),
     "MAC": frozenset({"system", "torch_runtime"}),
     "TBL": frozenset(),
     "SMK": frozenset({"smoke"}),
@@ -40,6 +41,7 @@ DETAILS: Dict[str, str] = {
     "nvidia.gpus": "nvidia",  # the list of GPUs (empty is a fact too)
     "nvidia.driver": "nvidia",  # the driver version or the CUDA it supports
     "system.machine": "system",  # the OS and its architecture (which wheels exist)
+    "nvidia.links": "nvidia",  # the GPUs' PCIe links, ACS, IOMMU (Linux sysfs)
 }
 _DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
     **{c: frozenset({"nvidia.gpus"}) for c in ("TRC001", "TRC002", "TRC004", "GPU005")},
@@ -47,6 +49,7 @@ _DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
     **{c: frozenset({"nvidia.driver"}) for c in ("DRV001", "DRV002", "DRV006")},
     **{c: frozenset({"nvidia.driver", "nvidia.gpus"}) for c in ("DRV003", "DRV005")},
     **{c: frozenset({"system.machine"}) for c in ("PY002", "PY003")},
+    **{c: frozenset({"nvidia.gpus", "nvidia.links"}) for c in ("LNK001", "LNK002", "LNK003")},
 }
 # Fixed by installing other torch packages: the core attaches the one install plan.
 _INSTALL_FIX = {
@@ -298,6 +301,12 @@ _RULES: List[Rule] = [
         "error",
         "a GPU container was started without its GPUs",
         needs=frozenset({"system", "nvidia"}),
+    ),
+    # GPU links (PCIe, ACS, IOMMU): what multi-GPU jobs and NCCL depend on
+    Rule("LNK001", "pcie-link-degraded", "warning", "a GPU's PCIe link runs below its width"),
+    Rule("LNK002", "acs-redirects-p2p", "warning", "PCIe ACS redirects GPU peer-to-peer traffic"),
+    Rule(
+        "LNK003", "iommu-translates-p2p", "warning", "the IOMMU translates GPU peer-to-peer traffic"
     ),
     Rule("MAC001", "mps-unavailable", "warning", "Apple GPU (MPS) not available to torch"),
     # the smoke test (envcheck check --smoke)

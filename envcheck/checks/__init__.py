@@ -20,6 +20,7 @@ from . import (
     driver,
     health,
     jetson,
+    links,
     packages,
     python,
     runtime,
@@ -40,6 +41,7 @@ CHECKS: Sequence[Check] = (
     runtime.check,
     toolchain.check,
     health.check,
+    links.check,
     system.check,
     tables_age.check,
 )

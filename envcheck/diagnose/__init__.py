@@ -44,6 +44,7 @@ DETAIL_LABELS = {
     "nvidia.gpus": "the GPUs (their names)",
     "nvidia.driver": "the NVIDIA driver version",
     "system.machine": "the machine's architecture (x86_64, aarch64)",
+    "nvidia.links": "the GPUs' PCIe links (envcheck probe on the machine)",
 }
 KEY_FACTS = [
     ("torch", "torch version and build"),
@@ -154,6 +155,7 @@ def unstated(reading: Reading) -> List[str]:
         "system.machine": bool(f.system.os and f.system.machine),
         "nvidia.driver": bool(f.nvidia.driver_version or f.nvidia.cuda_driver_version),
         "nvidia.gpus": bool(f.nvidia.gpus),
+        "nvidia.links": any(g.pcie is not None for g in f.nvidia.gpus),
     }
     return sorted(d for d, ok in known.items() if not ok and d not in reading.stated)
 
@@ -328,7 +330,9 @@ def diagnose_text(
     observed = set(reading.observed)
     lacking = unstated(reading)
     missing = [label for section, label in KEY_FACTS if section not in observed]
-    missing += [DETAIL_LABELS[d] for d in lacking if DETAILS[d] in observed]
+    # the GPUs' links are never in a pasted report: their checks are listed as not run, and
+    # the reply does not ask every reporter for them
+    missing += [DETAIL_LABELS[d] for d in lacking if DETAILS[d] in observed and d != "nvidia.links"]
     judged = observed | ({"text"} if messages else set())
     families = sorted({r.family for r in RULES.values()})
     have = with_details(judged, lacking)

@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ..facts import GpuFacts, NvidiaFacts, NvmlStatus
 from ._files import read_first_line, read_text
+from .pcie import probe_pcie
 
 _PROC_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)")
 
@@ -69,6 +70,8 @@ def probe_nvidia(
         return facts
     facts.nvml = result.status
     facts.gpus = result.gpus
+    for gpu in facts.gpus:  # the link, NUMA node, IOMMU and ACS that NVML does not report
+        gpu.pcie = probe_pcie(root, gpu.pci_bus_id)
     facts.cuda_driver_version = result.cuda_driver_version
     if facts.driver_version is None and result.driver_version:
         facts.driver_version, facts.driver_version_source = result.driver_version, "nvml"

@@ -28,6 +28,7 @@ HOW_TO_GET = {
     "the GPUs (their names)": "nvidia-smi -L",
     "the NVIDIA driver version": "nvidia-smi",
     "the machine's architecture (x86_64, aarch64)": "python -m torch.utils.collect_env",
+    "the GPUs' PCIe links (envcheck probe on the machine)": "envcheck probe --json",
 }
 
 
