@@ -79,7 +79,15 @@ def test_the_corpus_is_real_and_big_enough() -> None:
         assert not held & {e["thread"] for e in REPORTS}
 
 
-@pytest.mark.parametrize("entry", REPORTS, ids=lambda e: e["thread"])
+def _case(entry: Dict[str, Any]) -> Any:
+    """A report envcheck is known to get wrong is an expected failure (strict: fixing it fails
+    the test until the mark goes), and counts as wrong in the figures."""
+    gap = entry.get("known_gap")
+    marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
+    return pytest.param(entry, id=entry["thread"], marks=marks)
+
+
+@pytest.mark.parametrize("entry", [_case(e) for e in REPORTS])
 def test_real_report(entry: Dict[str, Any]) -> None:
     got = judge(entry)
     names = [(f.code, f.name) for f in got["report"].findings]
@@ -91,11 +99,11 @@ def test_real_report(entry: Dict[str, Any]) -> None:
     assert not got["false"], f"false alarms: {got['false']}"
 
 
-def corpus_figures() -> Tuple[int, int, int, int, int]:
-    results = [judge(e) for e in REPORTS]
+def corpus_figures(reports: List[Dict[str, Any]] = REPORTS) -> Tuple[int, int, int, int, int]:
+    results = [judge(e) for e in reports]
     cause = sum(r["cause"] for r in results)
     fix = sum(r["cause"] and r["fix"] and r["command_ok"] for r in results)
-    facts = sum(r["facts"] == e.get("facts", {}) for r, e in zip(results, REPORTS))
+    facts = sum(r["facts"] == e.get("facts", {}) for r, e in zip(results, reports))
     false = sum(bool(r["false"]) for r in results)
     return len(results), cause, fix, facts, false
 
@@ -108,3 +116,9 @@ def test_corpus_figures() -> None:
     )
     assert fix >= 0.9 * n
     assert false == 0
+    late = [e for e in REPORTS if e.get("collected_by")]  # collected after the readers
+    m, cause, fix, facts, false = corpus_figures(late)
+    print(
+        f"of them collected after the readers were written: {m}; cause {cause}/{m}; "
+        f"cause and fix {fix}/{m}; facts {facts}/{m}"
+    )

@@ -33,6 +33,15 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
                 "or a torch release that supports this Python.",
             )
         )
+    if facts.python.bits == 32:  # no platform has 32-bit wheels
+        findings.append(
+            RULES["PY003"](
+                "PyTorch publishes no wheels for a 32-bit Python",
+                [f"Python {py} (32-bit)"],
+                "Install a 64-bit Python (on Windows the x86-64 installer) and torch into it.",
+            )
+        )
+        return findings
     if not facts.system.os or not facts.system.machine:
         return findings  # which wheels exist is unknown (a report that names no architecture)
     platform = platform_key(facts.system)

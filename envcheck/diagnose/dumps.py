@@ -39,7 +39,7 @@ _D2_ROW = re.compile(r"^\s*([A-Za-z][\w .()/-]{0,40}?)(?:\s{2,}|\t|:\s+)(\S.{0,3
 _D2_GPU = re.compile(r"^GPU\s?(\d{1,2}(?:,\d{1,2}){0,15})$")
 _BULLET = re.compile(r"^\s*[-*]\s+`?([A-Za-z][\w .()?/-]{0,60}?)`?\s*:\s*(.{0,300})$")
 _LD_PATH = re.compile(r"^\s*(?:export\s+)?LD_LIBRARY_PATH\s*=\s*(\S{1,4000})\s*$")
-_FROM_VERSIONS = re.compile(r"\(from versions:\s*([^)]{0,20000})\)")
+_FROM_VERSIONS = re.compile(r"\(from versions:?\s*([^)\n]{0,20000})\)?")
 _SITE = re.compile(
     r"[/\\](?:lib[/\\])?python(\d)\.?(\d{1,2})[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]{0,60})"
 )
@@ -68,6 +68,7 @@ def read_dumps(text: str, reading: Reading) -> None:
     _arch_warning_name(lines, reading)
     _reporter_lines(lines, reading)
     _torch_config(lines, reading)
+    _versions_line(lines, reading)
 
 
 def _companion(reading: Reading, name: str, version: str) -> None:
@@ -286,6 +287,9 @@ def _pip_versions(text: str, reading: Reading) -> None:
     reading.pieces.append("pip's version list")
 
 
+_WIN32_PYTHON = re.compile(r"(?i)program files \(x86\)[/\\]python(\d)(\d{1,2})-32[/\\]python\.exe")
+
+
 def _site_packages(lines: List[str], reading: Reading) -> None:
     """Paths in tracebacks: ``/lib/python3.10/site-packages/torchvision/_C.so``."""
     packages: List[str] = []
@@ -301,6 +305,14 @@ def _site_packages(lines: List[str], reading: Reading) -> None:
                 reading.facts.system.os = "Windows"
     if packages:
         reading.extra["packages"] = packages[:20]
+    for line in lines:  # the 32-bit Windows installer's folder names the bits
+        win32 = _WIN32_PYTHON.search(line)
+        if win32:
+            set_python(reading, f"{win32.group(1)}.{win32.group(2)}", "python.exe path")
+            reading.facts.python.bits = 32
+            reading.facts.system.os = reading.facts.system.os or "Windows"
+            reading.observed.add("system")
+            break
 
 
 _WANT_GPU = re.compile(r"If you want to use the (.{1,80}?) GPU with PyTorch, please check")
@@ -377,6 +389,38 @@ def _torch_config(lines: List[str], reading: Reading) -> None:
             if arches:
                 rt.status, rt.arch_list = "ok", sorted(set(arches), key=arches.index)[:40]
     reading.pieces.append("torch.__config__.show()")
+
+
+_VERSION_WORD = re.compile(
+    r"\b(python|torch|pytorch)\b\s*[:=]?\s*v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,20})?)",
+    re.IGNORECASE,
+)
+_CPYTHON_TAG = re.compile(r"\.cpython-3(\d{1,2})m?-(?:x86_64|aarch64|i386|win_amd64)")
+_REPL_BANNER = re.compile(r"^\s*Python (3\.\d{1,2}\.\d{1,2}) \((?:default|main|tags/)")
+_YOU_HAVE_PYTHON = re.compile(r"Python\s+\d\.\d{1,2}\.\d{1,2} \(you have (\d\.\d{1,2}\.\d{1,2})\)")
+
+
+def _versions_line(lines: List[str], reading: Reading) -> None:
+    """A short line naming several versions, as reporters write them (``Python 3.10.12 ,
+    torch 2.2.1+cu121``), and xFormers' ``Python 3.10.19 (you have 3.13.9)``. Lines with a
+    path are left alone: ``python3.10/site-packages`` is read as a path."""
+    for line in lines:
+        have = _YOU_HAVE_PYTHON.search(line) or _REPL_BANNER.match(line)
+        if have:
+            set_python(reading, have.group(1), "Python's own line")
+        tag = _CPYTHON_TAG.search(line)  # an extension's file name: _C.cpython-37m-x86_64-...
+        if tag:
+            set_python(reading, f"3.{tag.group(1)}", "extension file name")
+        if len(line) > 120 or "/" in line or "\\" in line:
+            continue
+        found = {m.group(1).lower(): m.group(2) for m in _VERSION_WORD.finditer(line)}
+        if len(found) < 2:
+            continue
+        if "python" in found and found["python"].startswith("3."):
+            set_python(reading, found["python"], "versions line")
+        torch = found.get("torch") or found.get("pytorch")
+        if torch:
+            set_torch(reading, torch, None, "versions line")
 
 
 def _machine_hints(lines: List[str], reading: Reading) -> None:
