@@ -40,7 +40,7 @@ def variant(
     if cuda:
         major, _, minor = cuda.partition(".")
         minor = minor.split(".")[0] or "0"
-        if major.isascii() and major.isdigit() and minor.isascii() and minor.isdigit():
+        if all(p.isascii() and p.isdigit() and len(p) <= 3 for p in (major, minor)):
             return Variant.for_cuda(Version(f"{int(major)}.{int(minor)}"))
         return None  # not a CUDA version ("12.4:" from a cut paste): the variant is unknown
     if hip:

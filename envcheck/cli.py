@@ -494,7 +494,7 @@ def _run_install(plan, manager, facts, tables) -> int:
 
 def installed_mismatches(plan, facts) -> list:
     """What the interpreter has that differs from the plan (versions and the torch build)."""
-    from packaging.version import InvalidVersion, Version
+    from packaging.version import Version
 
     from .compat import torch_variant
 
@@ -506,7 +506,7 @@ def installed_mismatches(plan, facts) -> list:
         got = have.get(p.name)
         try:
             same = got is not None and Version(Version(got).base_version) == Version(p.version)
-        except InvalidVersion:
+        except ValueError:  # InvalidVersion, or a number of 4300+ digits
             same = False
         if not same:
             wrong.append(f"{p.name}: planned {p.version}, installed {got or 'nothing'}")

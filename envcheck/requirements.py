@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from ._cwd import current as current_folder
 from .compat import gpu_capabilities
@@ -151,7 +151,7 @@ def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
     if "cuda" in raw:
         try:
             req.cuda = Version(_version_text(raw["cuda"], "cuda", where))
-        except InvalidVersion:
+        except ValueError:  # InvalidVersion, or a number of 4300+ digits
             raise ConfigError(
                 f"{where}: cuda = {raw['cuda']!r} is not a version like '12.1'"
             ) from None

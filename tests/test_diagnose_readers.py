@@ -268,3 +268,18 @@ def test_nccl_debug_log() -> None:
     assert report.facts.nvidia.cuda_driver_version == "12.6"
     p2p = [f for f in report.findings if f.name == "nccl-p2p-in-use"]
     assert p2p and p2p[0].severity.value == "info" and "NCCL_P2P_DISABLE=1" in p2p[0].fix
+
+
+def test_numbers_too_long_to_convert_are_not_versions() -> None:
+    """Python refuses int() of 4300+ digits (ValueError, not InvalidVersion): found by the
+    mangled-reports fuzz on Python 3.13."""
+    text = (
+        "PyTorch version: 1.8.1+cu111\n"
+        "Python platform: Linux-5.15.0-122-generic-x86_64-with-glibc2.35\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+        "Python version: " + "0" * 4400 + "3.10.12 (main) (64-bit runtime)\n"
+        "CUDA used to build PyTorch: " + "1" * 4400 + ".1\n"
+    )
+    report = diagnose_text(text, TABLES)
+    assert report.facts.python.version == ""
+    assert not [f for f in report.findings if f.code == "INT001"]

@@ -6,8 +6,8 @@ import re
 from collections import defaultdict
 from typing import Dict, List, Set
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from .. import builds
 from ..facts import Facts
@@ -92,7 +92,7 @@ def _companions(facts: Facts, tables: Tables) -> List[Finding]:
             continue
         try:
             installed = Version(pkg.version)
-        except InvalidVersion:
+        except ValueError:  # InvalidVersion, or a number of 4300+ digits
             continue
         if release is not None and version is not None:
             expected = release.companion(pkg.name, version)
@@ -151,7 +151,7 @@ def _triton(facts: Facts, release, variant) -> List[Finding]:
     try:
         spec = SpecifierSet(pinned if pinned[0] in "~=<>!" else f"=={pinned}")
         ok = triton is not None and spec.contains(Version(triton.version), prereleases=True)
-    except (InvalidSpecifier, InvalidVersion):
+    except ValueError:
         return []
     if ok:
         return []

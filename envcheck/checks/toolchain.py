@@ -271,8 +271,8 @@ def _build_isolation(facts: Facts) -> List[Finding]:
     requires, so an extension is compiled against the torch pip picks there (the newest
     that matches), not the installed one; its binary then fails to load ("undefined
     symbol") with the torch the job imports."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import InvalidVersion, Version
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
 
     tk, t = facts.toolkit, facts.torch
     if not tk.build_requires_torch or not t.installed or not t.version:
@@ -280,7 +280,7 @@ def _build_isolation(facts: Facts) -> List[Finding]:
     try:
         spec = SpecifierSet(tk.build_requires_torch[len("torch") :])
         installed = Version(Version(t.version).base_version)
-    except (InvalidSpecifier, InvalidVersion):  # a requirement or version we cannot read
+    except ValueError:  # a requirement or version we cannot read
         return []
     pinned = len(spec) == 1 and next(iter(spec)).operator == "==" and installed in spec
     if pinned:

@@ -263,7 +263,7 @@ def _apply_collect_env(fields, extra, libs, cpu_model, reading: Reading) -> None
     py = value(fields.get("python"))
     if py:
         reading.observed.add("python")
-        match = re.match(r"(\d+\.\d+(?:\.\d+)?)", py)
+        match = re.match(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?![\d.])", py)
         f.python.version = match.group(1) if match else ""
         bits = re.search(r"\((\d{1,3})-bit runtime\)", py)
         f.python.bits = int(bits.group(1)) if bits else None

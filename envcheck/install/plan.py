@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from .. import builds
 from ..compat import (
@@ -47,7 +47,7 @@ from ..compat import (
 )
 from ..facts import Facts
 from ..tables import Tables
-from ..tables.model import CondaChannel, Release, parse_driver
+from ..tables.model import CondaChannel, Release, parse_driver, parse_version
 from ..values import Platform, Variant
 
 COMPANIONS = ("torchvision", "torchaudio")
@@ -223,7 +223,7 @@ def _cuda(variant: Variant) -> Version:
 def _parse(text: Optional[str]) -> Optional[Version]:
     try:
         return Version(text) if text else None
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number of 4300+ digits
         return None
 
 
@@ -268,7 +268,7 @@ def resolve(
         plan.conflicts.append("PyTorch publishes no wheels for this platform")
         plan.ways_out.append("use Linux (x86_64, aarch64), Windows x86_64 or macOS arm64")
         return plan
-    pyv = Version(python) if python else None
+    pyv = parse_version(python) if python else None  # None for a mangled one: unknown
 
     matching = [r for r in reversed(tables.releases) if _versions(r, spec)]
     if not matching:
@@ -537,7 +537,7 @@ def _python_conflict(plan, matching, platform, python, wanted, tables, spec=None
     plan.ways_out.append(
         f"use Python {span(newest)} for torch {max(newest.versions_on(key))} on {platform}"
     )
-    pyv = Version(python)
+    pyv = parse_version(python) or Version("0")
     other = next(
         (
             r
@@ -1235,6 +1235,6 @@ def parse_python(text: Optional[str]) -> Optional[str]:
         return None
     try:
         v = Version(text)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number of 4300+ digits
         raise WishError(f"--python {text!r}: give a Python version like 3.12") from None
     return f"{v.major}.{v.minor}"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from ..probes.overrides import one_line
 from .model import (
@@ -126,7 +126,7 @@ class _Reader:
             raise self.fail(where, f"expected a version string, got {text!r}")
         try:
             return Version(text)
-        except InvalidVersion:
+        except ValueError:  # InvalidVersion, or a number of 4300+ digits
             raise self.fail(where, f"{text!r} is not a version") from None
 
     def opt_version(self, text: Any, where: str) -> Optional[Version]:
@@ -374,7 +374,7 @@ def _companions_by_variant(
                 try:
                     if comp is not None:
                         Version(comp)
-                except InvalidVersion:
+                except ValueError:  # InvalidVersion, or a number of 4300+ digits
                     raise r.fail(f"{at}.{name}.{torch_v}", f"{comp!r} is not a version") from None
     return {v: {n: dict(t) for n, t in b.items()} for v, b in pairs.items()}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from ..values import ComputeCapability
 
@@ -34,7 +34,7 @@ def parse_version(text: Optional[str]) -> Optional[Version]:
         return None
     try:
         return Version(text)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or an integer part too long to convert (4300+ digits)
         return None
 
 
@@ -54,7 +54,7 @@ def parse_driver(text: Optional[str]) -> Optional[DriverVersion]:
         return None
     try:
         return DriverVersion(text)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number of 4300+ digits
         return None
 
 
