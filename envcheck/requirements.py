@@ -149,8 +149,9 @@ def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
     if "python" in raw:
         req.python = _spec(raw["python"], "python", where)
     if "cuda" in raw:
+        text = _version_text(raw["cuda"], "cuda", where)  # raises its own ConfigError
         try:
-            req.cuda = Version(_version_text(raw["cuda"], "cuda", where))
+            req.cuda = Version(text)
         except ValueError:  # InvalidVersion, or a number of 4300+ digits
             raise ConfigError(
                 f"{where}: cuda = {raw['cuda']!r} is not a version like '12.1'"
