@@ -56,6 +56,17 @@ class DiskFacts:
 
 
 @dataclass
+class NicFacts:
+    """A network device on PCI (Linux sysfs): NCCL's inter-node traffic goes through it."""
+
+    name: str = ""  # "mlx5_0" (InfiniBand/RoCE) or "eth0"
+    kind: str = ""  # rdma (in /sys/class/infiniband) or net
+    pci_bus_id: Optional[str] = None
+    numa_node: Optional[int] = None
+    speed_mbps: Optional[int] = None  # net devices: the link speed, where up
+
+
+@dataclass
 class SystemFacts:
     os: str = ""  # platform.system(): Linux, Darwin, Windows
     os_version: Optional[str] = None  # macOS / Windows release, e.g. "14.5", "10.0.22631"
@@ -82,6 +93,7 @@ class SystemFacts:
     shm_free: Optional[int] = None
     disks: List[DiskFacts] = field(default_factory=list)
     iommu_cmdline: List[str] = field(default_factory=list)  # iommu= words of /proc/cmdline
+    nics: List[NicFacts] = field(default_factory=list)  # network devices with a PCI function
 
 
 # --------------------------------------------------------------------------- python
@@ -143,6 +155,36 @@ class PcieFacts:
 
 
 @dataclass
+class NvLinkFacts:
+    """One NVLink of a GPU, as NVML reports it."""
+
+    link: int = 0
+    active: Optional[bool] = None
+    version: Optional[int] = None  # NVLink generation: 2 V100, 3 A100, 4 H100, 5 B200
+    remote_bus_id: Optional[str] = None  # the PCI bus id at the far end (a GPU or NVSwitch)
+
+
+@dataclass
+class GpuPairFacts:
+    """How two GPUs reach each other (NVML's topology and P2P status for the pair).
+
+    ``path`` is the nearest common ancestor as ``nvidia-smi topo -m`` names it: NV (NVLink),
+    PIX (one PCIe switch), PXB (several switches), PHB (the host bridge of one CPU), NODE (across
+    host bridges of one NUMA node), SYS (across CPUs). The P2P fields hold NVML's status word:
+    ok, chipset_not_supported, gpu_not_supported, topology_not_supported, disabled_by_regkey,
+    not_supported, unknown; None where NVML was not asked or could not answer.
+    """
+
+    a: int = 0  # GPU indexes, a < b
+    b: int = 0
+    path: Optional[str] = None
+    nvlinks: Optional[int] = None  # active NVLinks joining the two (direct, not via NVSwitch)
+    p2p_read: Optional[str] = None
+    p2p_write: Optional[str] = None
+    p2p_nvlink: Optional[str] = None
+
+
+@dataclass
 class GpuFacts:
     index: int = 0
     name: Optional[str] = None
@@ -164,6 +206,8 @@ class GpuFacts:
     status: str = "ok"  # ok, lost, error
     errors: Dict[str, str] = field(default_factory=dict)  # query -> "code: message"
     pcie: Optional[PcieFacts] = None  # Linux: from sysfs, by the PCI bus id NVML gives
+    cpu_affinity: Optional[str] = None  # CPUs near the GPU, as a list "0-31,64-95" (NVML)
+    nvlinks: Optional[List[NvLinkFacts]] = None  # None where NVML has no NVLink for it
 
 
 @dataclass
@@ -175,6 +219,7 @@ class NvidiaFacts:
     device_nodes: List[str] = field(default_factory=list)  # /dev/nvidia0, /dev/nvidiactl, ...
     nvml: NvmlStatus = field(default_factory=NvmlStatus)
     gpus: List[GpuFacts] = field(default_factory=list)
+    pairs: List[GpuPairFacts] = field(default_factory=list)  # every GPU pair, when 2 or more
 
 
 @dataclass
