@@ -228,6 +228,9 @@ def check(
         )
     if observed is None and facts.nvidia.gpus and all(g.pcie is None for g in facts.nvidia.gpus):
         unstated = [*unstated, "nvidia.links"]  # no sysfs here (not Linux, a bare container)
+    pairs_known = any(p.path or p.p2p_read for p in facts.nvidia.pairs)
+    if observed is None and len(facts.nvidia.gpus) >= 2 and not pairs_known:
+        unstated = [*unstated, "nvidia.topology"]  # NVML did not answer for the pairs
     available = set(with_details(LIVE_SECTIONS if observed is None else observed, unstated))
     if observed is None and (deep or not live) and facts.torch_runtime.status != "not_run":
         available.add("torch_runtime")
@@ -284,6 +287,7 @@ def check(
         "nvidia.driver": "needs the driver version (not in the text)",
         "system.machine": "needs the OS and its architecture (not in the text)",
         "nvidia.links": "needs the GPUs' PCIe links from Linux sysfs (not read here)",
+        "nvidia.topology": "needs NVML's GPU topology and P2P status (not read here)",
     }
     not_run = tuple(
         NotRun(

@@ -42,6 +42,7 @@ DETAILS: Dict[str, str] = {
     "nvidia.driver": "nvidia",  # the driver version or the CUDA it supports
     "system.machine": "system",  # the OS and its architecture (which wheels exist)
     "nvidia.links": "nvidia",  # the GPUs' PCIe links, ACS, IOMMU (Linux sysfs)
+    "nvidia.topology": "nvidia",  # NVML's GPU pairs (path, P2P status) and NVLinks
 }
 _DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
     **{c: frozenset({"nvidia.gpus"}) for c in ("TRC001", "TRC002", "TRC004", "GPU005")},
@@ -50,6 +51,8 @@ _DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
     **{c: frozenset({"nvidia.driver", "nvidia.gpus"}) for c in ("DRV003", "DRV005")},
     **{c: frozenset({"system.machine"}) for c in ("PY002", "PY003")},
     **{c: frozenset({"nvidia.gpus", "nvidia.links"}) for c in ("LNK001", "LNK002", "LNK003")},
+    **{c: frozenset({"nvidia.gpus", "nvidia.topology"}) for c in ("LNK004", "LNK005", "LNK006")},
+    "LNK007": frozenset({"nvidia.gpus", "nvidia.links"}),
 }
 # Fixed by installing other torch packages: the core attaches the one install plan.
 _INSTALL_FIX = {
@@ -307,6 +310,18 @@ _RULES: List[Rule] = [
     Rule("LNK002", "acs-redirects-p2p", "warning", "PCIe ACS redirects GPU peer-to-peer traffic"),
     Rule(
         "LNK003", "iommu-translates-p2p", "warning", "the IOMMU translates GPU peer-to-peer traffic"
+    ),
+    Rule("LNK004", "p2p-unavailable", "warning", "GPU pairs the driver will not let talk P2P"),
+    Rule(
+        "LNK005", "geforce-p2p", "warning", "GeForce GPUs report P2P over PCIe, which may hang NCCL"
+    ),
+    Rule("LNK006", "nvlink-down", "warning", "NVLink links are down: traffic takes PCIe"),
+    Rule(
+        "LNK007",
+        "nic-numa-far",
+        "warning",
+        "GPUs with no RDMA NIC on their NUMA node",
+        needs=frozenset({"system", "nvidia"}),
     ),
     Rule("MAC001", "mps-unavailable", "warning", "Apple GPU (MPS) not available to torch"),
     # the smoke test (envcheck check --smoke)

@@ -22,7 +22,7 @@ import json
 import sys
 import time
 import types
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import pynvml
 
@@ -159,6 +159,48 @@ def make_nvml(machine: Dict[str, Any]) -> types.ModuleType:
             raise err(pynvml.NVML_ERROR_NOT_FOUND)
         return {"parent": g, "index": index}
 
+    def links(handle: Dict[str, Any], link: int) -> tuple:
+        g = gpu_call("nvlink", handle)
+        if g.get("nvlinks") is None:
+            raise err(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        if link >= len(g["nvlinks"]):
+            raise err(pynvml.NVML_ERROR_INVALID_ARGUMENT)
+        return g["nvlinks"][link]
+
+    def nvmlDeviceGetNvLinkState(handle: Dict[str, Any], link: int) -> int:
+        active = links(handle, link)[0]
+        return pynvml.NVML_FEATURE_ENABLED if active else pynvml.NVML_FEATURE_DISABLED
+
+    def pair_key(h1: Dict[str, Any], h2: Dict[str, Any]) -> str:
+        i, j = (next(k for k, g in enumerate(gpus) if g is h) for h in (h1, h2))
+        return f"{min(i, j)}-{max(i, j)}"
+
+    def nvmlDeviceGetTopologyCommonAncestor(h1: Dict[str, Any], h2: Dict[str, Any]) -> int:
+        gpu_call("topology", h1)
+        level = m.get("topology", {}).get(pair_key(h1, h2))
+        if level is None:
+            raise err(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        return level
+
+    def nvmlDeviceGetP2PStatus(h1: Dict[str, Any], h2: Dict[str, Any], index: int) -> int:
+        gpu_call("p2p", h1)
+        status = m.get("p2p", {}).get(pair_key(h1, h2))
+        if status is None:
+            raise err(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        return status[index]
+
+    def nvmlDeviceGetCpuAffinity(handle: Dict[str, Any], size: int) -> List[int]:
+        g = gpu_call("cpu_affinity", handle)
+        if g.get("affinity") is None:
+            raise err(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        return list(g["affinity"])[:size] + [0] * max(0, size - len(g["affinity"]))
+
+    mod.nvmlDeviceGetNvLinkState = nvmlDeviceGetNvLinkState
+    mod.nvmlDeviceGetNvLinkVersion = lambda h, link: links(h, link)[1]
+    mod.nvmlDeviceGetNvLinkRemotePciInfo_v2 = lambda h, link: _Pci(links(h, link)[2])
+    mod.nvmlDeviceGetTopologyCommonAncestor = nvmlDeviceGetTopologyCommonAncestor
+    mod.nvmlDeviceGetP2PStatus = nvmlDeviceGetP2PStatus
+    mod.nvmlDeviceGetCpuAffinity = nvmlDeviceGetCpuAffinity
     mod.nvmlDeviceGetTotalEccErrors = nvmlDeviceGetTotalEccErrors
     mod.nvmlDeviceGetTemperature = nvmlDeviceGetTemperature
     mod.nvmlDeviceGetTemperatureThreshold = nvmlDeviceGetTemperatureThreshold
@@ -260,6 +302,109 @@ MACHINES: Dict[str, Dict[str, Any]] = {
     },
     "hung-driver": {"hang": 30, "driver": "550.54.15", "cuda": 12040, "gpus": []},
 }
+
+
+# --------------------------------------------------------------------------- topologies
+# NVML's numbers: topology levels 10 PIX, 20 PXB, 30 PHB, 40 NODE, 50 SYS; P2P status 0 ok,
+# 1 chipset not supported, 4 disabled by regkey; NVLink version 4 = NVLink 3.0, 6 = 4.0.
+OK3 = (0, 0, 0)  # read, write, nvlink
+PCIE_OK = (0, 0, 5)  # P2P status 5: not supported (over NVLink)
+
+
+def _pairs(n: int, value: Any) -> Dict[str, Any]:
+    return {f"{i}-{j}": value(i, j) for i in range(n) for j in range(i + 1, n)}
+
+
+def nvswitch_h100(index: int) -> Dict[str, Any]:
+    """An HGX H100 GPU: 18 NVLink 4 links, every one to an NVSwitch (not a GPU)."""
+    switch = [f"00000000:{0xC5 + k % 4:02X}:00.0" for k in range(18)]
+    return dict(
+        h100_sxm(index),
+        nvlinks=[(True, 6, switch[k]) for k in range(18)],
+        affinity=[0xFFFFFFFF if index < 4 else 0, 0 if index < 4 else 0xFFFFFFFF],
+    )
+
+
+def a100_direct(index: int, down: Tuple[int, ...] = ()) -> Dict[str, Any]:
+    """An HGX A100 4-GPU board GPU: 12 NVLink 3 links, 4 straight to each other GPU."""
+    peers = [p for p in range(4) if p != index]
+    return {
+        "name": "NVIDIA A100-SXM4-80GB",
+        "uuid": f"GPU-a100-{index}",
+        "pci": f"00000000:{0x07 + 0x40 * index:02X}:00.0",
+        "cc": (8, 0),
+        "memory": (81920 * MiB, 1 * MiB),
+        "mig": (0, 0),
+        "ecc": (1, 1),
+        "ecc_uncorrected": 0,
+        "retired_pending": None,
+        "remap": (0, 0, 0, 0),
+        "temp": 30,
+        "slowdown": 90,
+        "persistence": pynvml.NVML_FEATURE_ENABLED,
+        "nvlinks": [
+            (k not in down, 4, f"00000000:{0x07 + 0x40 * peers[k // 4]:02X}:00.0")
+            for k in range(12)
+        ],
+    }
+
+
+def geforce(index: int, name: str = "NVIDIA GeForce RTX 4090") -> Dict[str, Any]:
+    return {
+        "name": name,
+        "uuid": f"GPU-geforce-{index}",
+        "pci": f"00000000:{0x21 + index:02X}:00.0",
+        "cc": (8, 9),
+        "memory": (24564 * MiB, 300 * MiB),
+        "mig": None,
+        "ecc": None,
+        "retired_pending": None,
+        "remap": None,
+        "temp": 40,
+        "slowdown": 90,
+        "persistence": pynvml.NVML_FEATURE_DISABLED,
+    }
+
+
+MACHINES.update(
+    {
+        "8xH100-NVSwitch": {
+            "driver": "550.54.15",
+            "cuda": 12040,
+            "gpus": [nvswitch_h100(i) for i in range(8)],
+            "topology": _pairs(8, lambda i, j: 40 if (i < 4) == (j < 4) else 50),
+            "p2p": _pairs(8, lambda i, j: OK3),
+        },
+        "4xA100-link-down": {  # GPU 1's four links to GPU 2 are down: that pair goes by PCIe
+            "driver": "535.104.05",
+            "cuda": 12020,
+            "gpus": [a100_direct(0), a100_direct(1, down=(4, 5, 6, 7)), *map(a100_direct, (2, 3))],
+            "topology": _pairs(4, lambda i, j: 30),
+            "p2p": _pairs(4, lambda i, j: PCIE_OK if (i, j) == (1, 2) else OK3),
+        },
+        "4xRTX4090": {  # GeForce, P2P over PCIe reported ok (drivers before P2P was refused)
+            "driver": "525.89.02",
+            "cuda": 12000,
+            "gpus": [geforce(i) for i in range(4)],
+            "topology": _pairs(4, lambda i, j: 30 if (i < 2) == (j < 2) else 50),
+            "p2p": _pairs(4, lambda i, j: PCIE_OK),
+        },
+        "2xRTX3090-no-p2p": {  # across CPUs, the chipset does not route P2P
+            "driver": "550.54.15",
+            "cuda": 12040,
+            "gpus": [geforce(i, "NVIDIA GeForce RTX 3090") for i in range(2)],
+            "topology": {"0-1": 50},
+            "p2p": {"0-1": (1, 1, 5)},
+        },
+        "2xL40S-regkey": {  # data-center GPUs whose P2P a driver setting disables
+            "driver": "550.54.15",
+            "cuda": 12040,
+            "gpus": [dict(geforce(i, "NVIDIA L40S"), cc=(8, 9)) for i in range(2)],
+            "topology": {"0-1": 10},
+            "p2p": {"0-1": (4, 4, 5)},
+        },
+    }
+)
 
 
 # --------------------------------------------------------------------------- in a child process

@@ -133,3 +133,125 @@ def test_one_gpu_has_no_peer_findings_and_no_sysfs_is_unknown(tmp_path: Path) ->
     facts = probe(bare)
     assert all(g.pcie is None for g in facts.nvidia.gpus)
     assert links.check(facts, TABLES) == []
+
+
+# --------------------------------------------------------------------------- NVML topology
+
+
+def pairs_of(facts: Facts) -> Dict[tuple, tuple]:
+    return {
+        (p.a, p.b): (p.path, p.nvlinks, p.p2p_read, p.p2p_write, p.p2p_nvlink)
+        for p in facts.nvidia.pairs
+    }
+
+
+def test_nvswitch_pairs_links_and_affinity_are_read_from_nvml(tmp_path: Path) -> None:
+    facts = probe(tmp_path, "8xH100-NVSwitch")
+    pairs = pairs_of(facts)
+    assert len(pairs) == 28  # every pair of eight, once
+    assert pairs[(0, 7)] == ("NV", 18, "ok", "ok", "ok")  # through the NVSwitches: NV18
+    gpu = facts.nvidia.gpus[5]
+    assert len(gpu.nvlinks) == 18 and all(link.active for link in gpu.nvlinks)
+    assert {link.version for link in gpu.nvlinks} == {4}  # NVML's 6 is NVLink 4.0
+    assert facts.nvidia.gpus[0].cpu_affinity == "0-31"
+    assert facts.nvidia.gpus[5].cpu_affinity == "64-95"
+    assert links.check(facts, TABLES) == []
+
+
+def test_direct_nvlinks_are_counted_per_pair_and_a_down_link_is_a_finding(tmp_path) -> None:
+    facts = probe(tmp_path, "4xA100-link-down")
+    pairs = pairs_of(facts)
+    assert pairs[(0, 1)] == ("NV", 4, "ok", "ok", "ok")
+    assert pairs[(1, 2)][:2] == ("PHB", 0)  # its links are down: NVML's PCIe path remains
+    assert pairs[(1, 2)][4] == "not_supported"
+    found = {f.code: f for f in links.check(facts, TABLES)}
+    assert set(found) == {"LNK006"}
+    assert "GPU 1 (NVIDIA A100-SXM4-80GB): links [4, 5, 6, 7] down" in found["LNK006"].evidence
+    assert "GPU 1 <-> GPU 2 (PHB)" in found["LNK006"].evidence
+    assert "fabricmanager" in found["LNK006"].fix
+
+
+def test_pairs_without_p2p_name_the_reason_and_the_fix(tmp_path: Path) -> None:
+    regkey = {f.code: f for f in links.check(probe(tmp_path, "2xL40S-regkey"), TABLES)}
+    assert set(regkey) == {"LNK004"} and str(regkey["LNK004"].severity) == "warning"
+    assert "disabled_by_regkey" in regkey["LNK004"].evidence[0]
+    assert "NVreg_RegistryDwords" in regkey["LNK004"].fix
+    geforce = {f.code: f for f in links.check(probe(tmp_path, "2xRTX3090-no-p2p"), TABLES)}
+    assert set(geforce) == {"LNK004"}
+    assert str(geforce["LNK004"].severity) == "info"  # expected on GeForce: not a problem
+    assert "GPU 0 <-> GPU 1 (SYS): read chipset_not_supported" in geforce["LNK004"].evidence[0]
+    assert "SHM" in geforce["LNK004"].fix
+
+
+def test_geforce_cards_reporting_p2p_are_warned_about(tmp_path: Path) -> None:
+    found = {f.code: f for f in links.check(probe(tmp_path, "4xRTX4090"), TABLES)}
+    assert set(found) == {"LNK005"}
+    assert len(found["LNK005"].evidence) == 7  # six pairs and the card names
+    assert "NCCL_P2P_DISABLE=1" in found["LNK005"].fix and "--smoke" in found["LNK005"].fix
+
+
+def test_an_unanswered_topology_is_not_judged(tmp_path: Path) -> None:
+    from envcheck.core import check
+
+    facts = probe(tmp_path, "8xH100-SXM")  # NVML without topology or P2P answers
+    assert facts.nvidia.pairs and not any(p.path or p.p2p_read for p in facts.nvidia.pairs)
+    report = check(facts=facts, tables=TABLES, deep=False)
+    not_run = {n.code: n.why for n in report.not_run}
+    assert {"LNK004", "LNK005", "LNK006"} <= set(not_run)
+    assert "topology" in not_run["LNK004"]
+    topo = check(facts=probe(tmp_path, "4xRTX4090"), tables=TABLES, deep=False)
+    assert "LNK005" in {f.code for f in topo.findings}
+    assert "LNK004" not in {n.code for n in topo.not_run}
+
+
+def nic(root: Path, kind: str, name: str, bdf: str, numa: int) -> None:
+    dev = root / "sys/devices/pci0000:80" / bdf
+    dev.mkdir(parents=True, exist_ok=True)
+    (dev / "numa_node").write_text(f"{numa}\n")
+    folder = root / "sys/class" / ("infiniband" if kind == "rdma" else "net") / name
+    folder.mkdir(parents=True)
+    os.symlink(dev, folder / "device")
+    if kind == "net":
+        (folder / "speed").write_text("100000\n")
+
+
+def test_gpus_far_from_every_rdma_nic_are_a_finding(tmp_path: Path) -> None:
+    from envcheck.probes.pcie import probe_nics
+
+    sysfs_machine(tmp_path, bdfs(), {}, acs=0x0011, iommu="identity")  # GPUs on NUMA node 1
+    nic(tmp_path, "rdma", "mlx5_0", "0000:81:00.0", 0)
+    nic(tmp_path, "net", "ens1f0", "0000:81:00.1", 0)
+    virtual = tmp_path / "sys/class/net/lo"
+    virtual.mkdir(parents=True)  # no PCI function: left out
+    facts = probe(tmp_path)
+    facts.system.nics = probe_nics(tmp_path)
+    assert [
+        (n.name, n.kind, n.pci_bus_id, n.numa_node, n.speed_mbps) for n in facts.system.nics
+    ] == [
+        ("mlx5_0", "rdma", "0000:81:00.0", 0, None),
+        ("ens1f0", "net", "0000:81:00.1", 0, 100000),
+    ]
+    found = {f.code: f for f in links.check(facts, TABLES)}
+    assert set(found) == {"LNK007"}
+    assert len([e for e in found["LNK007"].evidence if "NUMA node 1" in e]) == 8
+    near = tmp_path / "near"
+    sysfs_machine(near, bdfs(), {}, acs=0x0011, iommu="identity")
+    nic(near, "rdma", "mlx5_1", "0000:82:00.0", 1)
+    facts = probe(near)
+    facts.system.nics = probe_nics(near)
+    assert links.check(facts, TABLES) == []
+
+
+def test_shm_floor_for_nccl_follows_the_gpu_count_and_p2p(tmp_path: Path) -> None:
+    from envcheck.checks import system
+
+    facts = probe(tmp_path, "4xRTX4090")
+    assert system.nccl_shm_floor(facts) == 0  # every pair talks P2P
+    facts = probe(tmp_path, "2xRTX3090-no-p2p")
+    assert system.nccl_shm_floor(facts) == 2 * 2 * 9_637_892
+    facts.system.shm_total = facts.system.shm_free = 64 * 1024**2  # Docker's default
+    (sys001,) = [f for f in system.check(facts, TABLES) if f.code == "SYS001"]
+    assert str(sys001.severity) == "error"
+    assert any("needs at least 36.8 MiB for 2 GPUs" in e for e in sys001.evidence), sys001.evidence
+    big = probe(tmp_path, "8xH100-SXM")  # P2P unknown: not read as fine
+    assert system.nccl_shm_floor(big) == 8 * 2 * 9_637_892

@@ -16,12 +16,32 @@ from ..tables import Tables
 GiB = 1024**3
 SHM_WARN = 1 * GiB
 DISK_WARN = 5 * GiB
+# One NCCL shared-memory connection: the SIMPLE (4 MiB), LL128 (4,915,200 B) and LL (524,288 B)
+# buffers of NCCL's src/init.cc defaults plus its header; NCCL's own error names the size,
+# "failed to extend /dev/shm/nccl-... to 9637892 bytes". Each rank receives over at least two
+# channels, so a node whose GPUs talk through host memory needs GPUs x 2 of them, at least.
+NCCL_SHM_CONNECTION = 9_637_892
+NCCL_MIN_CHANNELS = 2
+
+
+def nccl_shm_floor(facts: Facts) -> int:
+    """The least /dev/shm NCCL needs on this machine: 0 where it will not use its SHM transport
+    (one GPU, or every pair talks P2P), else GPUs x channels x one connection. Pairs NVML did
+    not describe count as SHM: unknown is not read as P2P."""
+    gpus = facts.nvidia.gpus
+    if len(gpus) < 2:
+        return 0
+    pairs = facts.nvidia.pairs
+    if pairs and all(p.path == "NV" or p.p2p_read == "ok" for p in pairs):
+        return 0
+    return len(gpus) * NCCL_MIN_CHANNELS * NCCL_SHM_CONNECTION
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
     s = facts.system
     findings = []
-    if s.shm_total is not None and s.shm_total < SHM_WARN:
+    nccl_need = nccl_shm_floor(facts)
+    if s.shm_total is not None and s.shm_total < max(SHM_WARN, nccl_need):
         docker = s.container in ("docker", "podman", "containerd")
         fix = (
             "Start the container with `--shm-size=8g` (or `--ipc=host`)"
@@ -30,14 +50,25 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
             if s.container != "kubernetes"
             else "Mount an emptyDir with `medium: Memory` at /dev/shm"
         )
-        tiny = s.shm_total < 256 * 1024**2  # Docker's 64 MB: certain to fail, not a risk
+        # Docker's 64 MB: certain to fail, not a risk
+        tiny = s.shm_total < 256 * 1024**2 or s.shm_total < nccl_need
         outcome = "will fail" if tiny else "may run out of it"
+        need = (
+            [
+                f"NCCL through host memory needs at least {size(nccl_need)} for "
+                f"{len(facts.nvidia.gpus)} GPUs ({NCCL_MIN_CHANNELS} channels x "
+                f"{size(NCCL_SHM_CONNECTION)} per rank)"
+            ]
+            if nccl_need
+            else []
+        )
         findings.append(
             RULES["SYS001"](
                 f"/dev/shm is {size(s.shm_total)}: DataLoader workers and NCCL {outcome}",
                 [
                     f"/dev/shm {size(s.shm_total)}, {size(s.shm_free)} free",
                     f"container: {s.container or 'none detected'}",
+                    *need,
                 ],
                 fix + '. With a small /dev/shm, DataLoader workers die with "Bus error" and NCCL '
                 "falls back or fails; 64 MB is Docker's default.",

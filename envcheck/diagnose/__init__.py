@@ -45,6 +45,7 @@ DETAIL_LABELS = {
     "nvidia.driver": "the NVIDIA driver version",
     "system.machine": "the machine's architecture (x86_64, aarch64)",
     "nvidia.links": "the GPUs' PCIe links (envcheck probe on the machine)",
+    "nvidia.topology": "the GPUs' topology and P2P status (nvidia-smi topo -m)",
 }
 KEY_FACTS = [
     ("torch", "torch version and build"),
@@ -156,6 +157,7 @@ def unstated(reading: Reading) -> List[str]:
         "nvidia.driver": bool(f.nvidia.driver_version or f.nvidia.cuda_driver_version),
         "nvidia.gpus": bool(f.nvidia.gpus),
         "nvidia.links": any(g.pcie is not None for g in f.nvidia.gpus),
+        "nvidia.topology": bool(f.nvidia.pairs) or any(g.nvlinks for g in f.nvidia.gpus),
     }
     return sorted(d for d, ok in known.items() if not ok and d not in reading.stated)
 
@@ -332,7 +334,11 @@ def diagnose_text(
     missing = [label for section, label in KEY_FACTS if section not in observed]
     # the GPUs' links are never in a pasted report: their checks are listed as not run, and
     # the reply does not ask every reporter for them
-    missing += [DETAIL_LABELS[d] for d in lacking if DETAILS[d] in observed and d != "nvidia.links"]
+    missing += [
+        DETAIL_LABELS[d]
+        for d in lacking
+        if DETAILS[d] in observed and d not in ("nvidia.links", "nvidia.topology")
+    ]
     judged = observed | ({"text"} if messages else set())
     families = sorted({r.family for r in RULES.values()})
     have = with_details(judged, lacking)

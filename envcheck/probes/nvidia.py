@@ -22,7 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, List, Optional
 
-from ..facts import GpuFacts, NvidiaFacts, NvmlStatus
+from ..facts import GpuFacts, GpuPairFacts, NvidiaFacts, NvmlStatus
+from . import topology
 from ._files import read_first_line, read_text
 from .pcie import probe_pcie
 
@@ -70,6 +71,7 @@ def probe_nvidia(
         return facts
     facts.nvml = result.status
     facts.gpus = result.gpus
+    facts.pairs = result.pairs
     for gpu in facts.gpus:  # the link, NUMA node, IOMMU and ACS that NVML does not report
         gpu.pcie = probe_pcie(root, gpu.pci_bus_id)
     facts.cuda_driver_version = result.cuda_driver_version
@@ -101,6 +103,7 @@ class _NvmlResult:
         self.driver_version: Optional[str] = None
         self.cuda_driver_version: Optional[str] = None
         self.gpus: List[GpuFacts] = []
+        self.pairs: List[GpuPairFacts] = []
 
 
 def error_names(nvml: ModuleType) -> Dict[int, str]:
@@ -157,10 +160,26 @@ def _query_nvml(nvml: ModuleType, show_ids: bool) -> _NvmlResult:
             out.status.error, out.status.message = _describe(nvml, names, exc)
             return out
         out.gpus = [_query_gpu(nvml, names, i, show_ids) for i in range(count)]
+        out.pairs = _query_topology(nvml, out.gpus)
     finally:
         with contextlib.suppress(Exception):
             nvml.nvmlShutdown()
     return out
+
+
+def _query_topology(nvml: ModuleType, gpus: List[GpuFacts]) -> List[GpuPairFacts]:
+    """NVLinks and CPU affinity per GPU, then every pair's path and P2P status."""
+    handles = []
+    for gpu in gpus:
+        if gpu.status == "lost":
+            continue
+        try:
+            handle = nvml.nvmlDeviceGetHandleByIndex(gpu.index)
+        except Exception:
+            continue
+        topology.query_links(nvml, handle, gpu)
+        handles.append((gpu, handle))
+    return topology.query_pairs(nvml, handles) if len(handles) >= 2 else []
 
 
 def _cuda_driver_version_fn(nvml: ModuleType) -> Callable[[], Any]:

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import List, Optional
 
-from ..facts import PcieFacts
+from ..facts import NicFacts, PcieFacts
 
 _BDF = re.compile(r"^[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 _SPEED = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,2})?)\s*GT/s")
@@ -59,6 +59,43 @@ def probe_pcie(root: Path, bus_id: Optional[str]) -> Optional[PcieFacts]:
         elif redirect:
             facts.acs_redirect.append(bridge.name)
     return facts
+
+
+def probe_nics(root: Path, limit: int = 64) -> List[NicFacts]:
+    """RDMA devices (``/sys/class/infiniband``) and network devices with a PCI function
+    (``/sys/class/net/*/device``): where NCCL's inter-node traffic leaves, and on which NUMA
+    node. Virtual devices (lo, bridges, veth) have no PCI function and are left out."""
+    nics: List[NicFacts] = []
+    for kind, folder in (("rdma", "infiniband"), ("net", "net")):
+        try:
+            names = sorted(p.name for p in (root / "sys" / "class" / folder).iterdir())
+        except OSError:
+            continue
+        for name in names[:limit]:
+            base = root / "sys" / "class" / folder / name
+            device = base / "device"
+            try:
+                real = Path(os.path.realpath(device))
+            except OSError:
+                continue
+            # virtio and some drivers put a function of their own between the PCI device and
+            # the interface: the nearest PCI device above counts
+            pci = next((p for p in (real, *real.parents) if _BDF.match(p.name)), None)
+            if not device.exists() or pci is None:
+                continue
+            bdf = pci.name
+            numa = _int(pci / "numa_node")
+            speed = _int(base / "speed") if kind == "net" else None
+            nics.append(
+                NicFacts(
+                    name=name,
+                    kind=kind,
+                    pci_bus_id=bdf,
+                    numa_node=numa if numa is not None and numa >= 0 else None,
+                    speed_mbps=speed if speed is not None and speed > 0 else None,
+                )
+            )
+    return nics[:limit]
 
 
 def iommu_cmdline(root: Path) -> List[str]:

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..facts import CgroupFacts, DiskFacts, SystemFacts
 from ._files import exists, parse_key_values, read_first_line, read_text
-from .pcie import iommu_cmdline
+from .pcie import iommu_cmdline, probe_nics
 
 # cgroup v1 reports "no limit" as a page-aligned number near 2**63.
 _V1_UNLIMITED = 1 << 60
@@ -44,6 +44,7 @@ def probe_system(
         facts.cpu_model = _cpu_model(root)
         facts.shm_total, facts.shm_free = _statvfs(str(root / "dev/shm"))
         facts.iommu_cmdline = iommu_cmdline(root)
+        facts.nics = probe_nics(root)
     elif facts.os == "Darwin":
         facts.os_version = platform.mac_ver()[0] or None
         facts.cpu_model = platform.processor() or None
