@@ -255,3 +255,15 @@ def test_shm_floor_for_nccl_follows_the_gpu_count_and_p2p(tmp_path: Path) -> Non
     assert any("needs at least 36.8 MiB for 2 GPUs" in e for e in sys001.evidence), sys001.evidence
     big = probe(tmp_path, "8xH100-SXM")  # P2P unknown: not read as fine
     assert system.nccl_shm_floor(big) == 8 * 2 * 9_637_892
+
+
+def test_probe_text_shows_links_and_the_topology_matrix(tmp_path: Path) -> None:
+    from envcheck.report.facts_text import render_facts
+
+    sysfs_machine(tmp_path, bdfs("4xA100-link-down"), {}, acs=0x0011, iommu="identity")
+    text = render_facts(probe(tmp_path, "4xA100-link-down"), width=100)
+    assert "PCIe Gen4 x16 (max Gen5 x16), NUMA node 1, 8 of 12 NVLink 3 links up" in text
+    rows = {line.split()[-5]: line.split()[-4:] for line in text.splitlines() if " GPU1 " in line}
+    assert rows["GPU1"] == ["NV4", "X", "PHB", "NV4"], text
+    no_p2p = render_facts(probe(tmp_path, "2xRTX3090-no-p2p"), width=100)
+    assert "SYS!" in no_p2p and "no peer-to-peer between the two (LNK004)" in no_p2p

@@ -8,7 +8,7 @@ must not miss.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .. import builds
 from ..facts import Facts, GpuFacts, NvidiaFacts, SystemFacts, TorchFacts, TorchRuntimeFacts
@@ -163,7 +163,39 @@ def _nvidia(nv: NvidiaFacts, s: Style) -> List[Row]:
         rows.append(("GPUs", "none seen"))
     for gpu in nv.gpus:
         rows.append((f"GPU {gpu.index}", _gpu(gpu, s)))
+    if any(p.path or p.p2p_read for p in nv.pairs):
+        rows.append(("Topology", topology_matrix(nv)))
     return rows
+
+
+GENERATION = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}  # PCIe GT/s -> generation
+
+
+def pcie_link(speed: Optional[float], width: Optional[int]) -> Optional[str]:
+    """16.0 GT/s, 16 lanes -> "Gen4 x16"."""
+    if speed is None and width is None:
+        return None
+    gen = f"Gen{GENERATION[speed]}" if speed in GENERATION else f"{speed:g} GT/s" if speed else "?"
+    return f"{gen} x{width}" if width else gen
+
+
+def topology_matrix(nv: NvidiaFacts) -> str:
+    """The GPU x GPU matrix of ``nvidia-smi topo -m``: NV<links>, PIX, PXB, PHB, NODE, SYS; a
+    pair without P2P is marked with "!" (NVML's P2P read or write not ok)."""
+    cell: Dict[tuple, str] = {}
+    for p in nv.pairs:
+        word = f"NV{p.nvlinks}" if p.path == "NV" and p.nvlinks else (p.path or "?")
+        if any(x not in (None, "ok") for x in (p.p2p_read, p.p2p_write)) and p.path != "NV":
+            word += "!"
+        cell[(p.a, p.b)] = cell[(p.b, p.a)] = word
+    ids = [g.index for g in nv.gpus]
+    lines = ["      " + "".join(f"{'GPU' + str(i):>7}" for i in ids)]
+    for i in ids:
+        row = "".join(f"{('X' if i == j else cell.get((i, j), '?')):>7}" for j in ids)
+        lines.append(f"{'GPU' + str(i):6}{row}")
+    if any(c.endswith("!") for c in cell.values()):
+        lines.append("! = no peer-to-peer between the two (LNK004)")
+    return "\n".join(lines)
 
 
 def _amd(facts: Facts) -> List[Row]:
@@ -198,6 +230,22 @@ def _gpu(gpu: GpuFacts, s: Style) -> str:
         "ECC on" if gpu.ecc_mode else ("ECC off" if gpu.ecc_mode is False else None),
         "persistence on" if gpu.persistence_mode else None,
     )
+    links = []
+    if gpu.pcie is not None:
+        now = pcie_link(gpu.pcie.speed_current, gpu.pcie.width_current)
+        top = pcie_link(gpu.pcie.speed_max, gpu.pcie.width_max)
+        links.append(f"PCIe {now}" + (f" (max {top})" if top and top != now else ""))
+        if gpu.pcie.numa_node is not None:
+            links.append(f"NUMA node {gpu.pcie.numa_node}")
+    if gpu.nvlinks:
+        active = [link for link in gpu.nvlinks if link.active]
+        versions = sorted({link.version for link in active if link.version})
+        gen = f" NVLink {'/'.join(map(str, versions))}" if versions else " NVLinks"
+        links.append(f"{len(active)} of {len(gpu.nvlinks)}{gen} links up")
+    if gpu.cpu_affinity:
+        links.append(f"CPUs {gpu.cpu_affinity}")
+    if links:
+        head += "\n" + ", ".join(links)
     notes = []
     if gpu.ecc_uncorrected_volatile:
         notes.append(f"{gpu.ecc_uncorrected_volatile} uncorrectable ECC errors")
