@@ -63,7 +63,10 @@ def report(runs: List[Dict[str, Any]]) -> None:
             f" {f[d + '_repeats']} repeats)"
             for d in dtypes
         ]
-        print(f"  run {i}: " + "; ".join(cells) + f"; threads {f.get('threads', '-')}")
+        print(
+            f"  run {i}: " + "; ".join(cells) + f"; threads {f.get('threads', '-')}, "
+            f"load {f.get('load_avg_1m', '-')}"
+        )
     for d in dtypes:
         medians = [run["results"]["matmul"]["figures"][d + "_tflops"] for run in runs]
         print(

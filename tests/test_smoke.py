@@ -35,8 +35,10 @@ def test_cpu_suite_passes_with_figures() -> None:
     for dtype in ("float32", "bfloat16"):  # the median of at least 5 repeats, inside their range
         low, med, high = (mm[f"{dtype}_tflops{s}"] for s in ("_min", "", "_max"))
         assert 0 < low <= med <= high and mm[f"{dtype}_repeats"] >= 5
-        assert mm[f"{dtype}_spread"] == pytest.approx((high - low) / med, abs=2e-3)
-    assert mm["threads"] >= 1
+        # from the unrounded rates: the rounded figures give it within rounding
+        assert mm[f"{dtype}_spread"] == pytest.approx((high - low) / med, rel=0.05, abs=5e-3)
+    assert mm["threads"] >= 1 and mm["load_avg_1m"] >= 0
+    assert 0 < mm["float32_cpu_share"] <= 1.5  # CPU time over wall x threads (rounding, timers)
     bf16 = results["amp"].figures["bfloat16"]
     assert bf16["last_loss"] < bf16["first_loss"] and bf16["skipped_steps"] == 0
     ar = results["all_reduce"].figures

@@ -205,3 +205,7 @@ def test_matmul_text_shows_median_and_spread() -> None:
     }
     line = summary_line(SmokeResult("matmul", "cpu", "passed", 2.0, figures=figures))
     assert "float32 0.170 TFLOP/s (median of 11, 0.150-0.190)" in line and "2 threads" in line
+    assert "busy CPU" not in line
+    busy = {**figures, "float32_cpu_share": 0.55, "load_avg_1m": 3.5}
+    line = summary_line(SmokeResult("matmul", "cpu", "passed", 2.0, figures=busy))
+    assert "on 55% of 2 threads (a busy CPU)" in line and "load 3.5" in line

@@ -39,13 +39,17 @@ def _matmul_line(f: Dict[str, Any]) -> str:
         low, high = f.get(f"{dtype}_tflops_min"), f.get(f"{dtype}_tflops_max")
         if low is not None and high is not None:
             text += f" (median of {f.get(f'{dtype}_repeats', '?')}, {low:.3f}-{high:.3f})"
+        share = f.get(f"{dtype}_cpu_share")
+        if share is not None and share < 0.9:
+            text += f" on {share:.0%} of {f.get('threads')} threads (a busy CPU)"
         text += f", error {f.get(dtype + '_rel_error', 0):.1e}"
         parts.append(text)
     tf32 = f.get("tf32_matmul")
     if tf32 is not None:
         parts.append(f"TF32 {'on' if tf32 else 'off'}")
     if f.get("threads"):
-        parts.append(f"{f['threads']} threads")
+        load = f.get("load_avg_1m")
+        parts.append(f"{f['threads']} threads" + (f", load {load:g}" if load is not None else ""))
     return "; ".join(parts)
 
 

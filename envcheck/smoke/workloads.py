@@ -9,6 +9,7 @@ the ``nccl`` and ``gloo`` backends. Each returns a dict of figures and raises
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -59,7 +60,9 @@ def matmul(device: str, size: int = 0, seconds: float = 1.0) -> Dict[str, Any]:
     ``seconds`` (see ``time_matmul``), with ``{dtype}_tflops_min``/``_max`` and the spread
     (max - min) / median, so one noisy window (another process taking a core, a clock
     ramping up) shows as spread instead of moving the figure. ``threads`` is torch's
-    intra-op thread count: a CPU figure means nothing without it.
+    intra-op thread count: a CPU figure means nothing without it; ``{dtype}_cpu_share`` is
+    the CPU time those threads got over the window's wall time (1.0: every thread ran all
+    along; well below: other processes held the cores, and the figure is theirs to explain).
     """
     import torch
 
@@ -73,6 +76,8 @@ def matmul(device: str, size: int = 0, seconds: float = 1.0) -> Dict[str, Any]:
         figures["tf32_matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
     else:
         figures["threads"] = torch.get_num_threads()
+        if hasattr(os, "getloadavg"):  # others' load on the same cores moves a CPU figure
+            figures["load_avg_1m"] = round(os.getloadavg()[0], 2)
     dtypes = ["float32", low_precision(device)]
     for name in dtypes:
         dtype = getattr(torch, name)
@@ -80,7 +85,11 @@ def matmul(device: str, size: int = 0, seconds: float = 1.0) -> Dict[str, Any]:
         result = (a @ b).cpu()
         tol = TOLERANCE["tf32" if name == "float32" and figures.get("tf32_matmul") else name]
         figures[f"{name}_rel_error"] = check_close(f"{name} matmul", result, reference, tol)
+        wall, cpu = time.perf_counter(), time.process_time()
         rates = [r / 1e12 for r in matmul_repeats(a, b, device, seconds)]
+        if not device.startswith("cuda"):  # the CPU time the threads got: < 1 = contended
+            got = (time.process_time() - cpu) / ((time.perf_counter() - wall) * figures["threads"])
+            figures[f"{name}_cpu_share"] = round(got, 2)
         median = statistics.median(rates)
         figures[f"{name}_tflops"] = round(median, 3)
         figures[f"{name}_tflops_min"] = round(min(rates), 3)
