@@ -60,7 +60,7 @@ def report(runs: List[Dict[str, Any]]) -> None:
         f = run["results"]["matmul"]["figures"]
         cells = [
             f"{d} {f[d + '_tflops']:.3f} ({f[d + '_tflops_min']:.3f}-{f[d + '_tflops_max']:.3f},"
-            f" {f[d + '_repeats']} repeats)"
+            f" {f[d + '_repeats']} repeats, CPU share {f.get(d + '_cpu_share', '-')})"
             for d in dtypes
         ]
         print(
