@@ -221,7 +221,9 @@ def all_reduce(
     The ranks agree on the count (MIN over ranks), so none waits in an all_reduce the
     others skipped; the sweep stops early, on every rank alike, once ``budget_s`` has
     passed, so a slow link reports what it measured instead of taking minutes
-    (``truncated`` says so).
+    (``truncated`` says so). On a GPU the sweep stops at a quarter of the free memory of
+    the fullest GPU (agreed over the ranks), so a small or busy GPU is not failed by an
+    out-of-memory error that says nothing about its links.
 
     algbw = bytes / time; busbw = algbw * 2(n-1)/n: the ring all_reduce moves 2(n-1)/n
     of the buffer over each rank's link, so busbw compares with the link's bandwidth
@@ -238,6 +240,11 @@ def all_reduce(
         counts = [b // 4 for b in sweep]
     else:
         counts = [int(n) for n in sizes]
+    if device.startswith("cuda"):  # a small or busy GPU: sizes up to a quarter of free memory
+        free = int(torch.cuda.mem_get_info(device)[0])
+        free_t = torch.tensor([float(free)], device=device)
+        dist.all_reduce(free_t, op=dist.ReduceOp.MIN)  # the same sweep on every rank
+        counts = [n for n in counts if n * 4 <= free_t.item() / 4] or counts[:1]
     results = []
     truncated = False
     began = time.perf_counter()
