@@ -166,7 +166,7 @@ def test_no_smk004_without_an_expected_figure_or_a_large_enough_size() -> None:
     assert not smoke_findings([unknown])
 
 
-def test_smk004_is_reported_by_check_and_follows_a_link_finding() -> None:
+def test_smk004_is_reported_by_check_with_the_expected_figures() -> None:
     from envcheck.core import check
     from envcheck.rules import RULES
 
