@@ -247,6 +247,7 @@ def check(
         results = tuple(_run_smoke(facts, smoke_timeout, wanted_smoke, on_smoke))
     if results:
         available.add("smoke")
+        results = tuple(with_expected(r, facts) for r in results)
         findings += smoke_findings(results)
     if messages:
         available.add("text")
@@ -369,9 +370,12 @@ def _advice(
 
 
 def smoke_findings(results: Sequence[SmokeResult]) -> List[Finding]:
-    """SMK001 for a failed test (SMK003 for torch.compile), SMK002 for one that hung."""
+    """SMK001 for a failed test (SMK003 for torch.compile), SMK002 for one that hung, SMK004
+    for an all_reduce well below what its links allow (``with_expected`` put that in)."""
     out = []
     for r in results:
+        if r.status == "passed" and r.name == "all_reduce":
+            out += _busbw_findings(r)
         if r.status == "failed" and r.name == "compile":
             out.append(
                 RULES["SMK003"](
@@ -399,6 +403,66 @@ def smoke_findings(results: Sequence[SmokeResult]) -> List[Finding]:
                 )
             )
     return out
+
+
+# SMK004's threshold: NCCL's ring reaches about 75-90% of the link on a healthy machine
+# (nccl-tests' published NVLink and PCIe figures), and about a third of it when P2P is off and
+# it copies through host memory; half the link separates the two with room for noise.
+BUSBW_WARN_FRACTION = 0.5
+# Below this size latency, not the link, sets busbw: a sweep stopped earlier is not judged.
+BUSBW_JUDGED_BYTES = 64 * 2**20
+
+
+def with_expected(result: SmokeResult, facts: Optional[Facts]) -> SmokeResult:
+    """An all_reduce result with the busbw its topology should allow: ``expected_busbw_gbps``
+    and ``expected_basis``, or ``expected_unknown`` (why there is no figure) in its figures."""
+    f = result.figures
+    if result.name != "all_reduce" or facts is None or not f.get("backend"):
+        return result
+    from dataclasses import replace
+
+    from .smoke.expected import expected_busbw
+
+    try:
+        exp = expected_busbw(facts, str(f["backend"]), int(f.get("world_size", 0)))
+    except (ValueError, TypeError) as exc:  # a link table that does not validate: said
+        exp_figures: Dict[str, Any] = {"expected_unknown": str(exc)}
+    else:
+        exp_figures = (
+            {"expected_busbw_gbps": exp.busbw_gbps, "expected_basis": exp.basis}
+            if exp.known
+            else {"expected_unknown": exp.basis}
+        )
+    return replace(result, figures={**f, **exp_figures})
+
+
+def _busbw_findings(r: SmokeResult) -> List[Finding]:
+    f = r.figures
+    expected, sizes = f.get("expected_busbw_gbps"), f.get("sizes") or []
+    if not expected or not sizes or sizes[-1].get("bytes", 0) < BUSBW_JUDGED_BYTES:
+        return []
+    last = sizes[-1]
+    measured = float(last["busbw_gbps"])
+    if measured >= BUSBW_WARN_FRACTION * expected:
+        return []
+    return [
+        RULES["SMK004"](
+            f"all_reduce over {r.device} reached {measured:g} GB/s bus bandwidth at "
+            f"{last['bytes'] / 2**20:g} MiB, {measured / expected:.0%} of the "
+            f"{expected:g} GB/s its links allow",
+            [
+                f"expected {expected:g} GB/s: {f.get('expected_basis', '')}",
+                f"measured busbw {measured:g} GB/s (algbw {last.get('algbw_gbps')} GB/s, "
+                f"{last.get('time_us')} us) at {last['bytes']} bytes",
+            ],
+            "Likely causes: peer-to-peer disabled or blocked (PCIe ACS redirecting P2P through "
+            "the root complex, an IOMMU translating it: `iommu=pt`, ACS off on the switches), "
+            "a GPU link running below its width or speed (reseat the card, check the slot), or "
+            "traffic crossing the host bridge or CPUs instead of a switch or NVLink. "
+            "`nvidia-smi topo -m` and `nvidia-smi topo -p2p r` show the paths; rerun with "
+            "NCCL_DEBUG=INFO to see the transport NCCL chose (P2P, SHM or NET).",
+        )
+    ]
 
 
 def smoke_devices(facts: Optional[Facts], timeout: float) -> List[str]:

@@ -83,6 +83,8 @@ _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "SMK002": _NO_TORCH,
     # a failed torch.compile smoke test: the toolchain finding that explains it comes first
     "SMK003": ("TK002", "TK003", "TK007", "TK009", "TK010", "PKG005", *_NO_TORCH),
+    # a slow all_reduce: the link finding that explains it comes first
+    "SMK004": ("LNK001", "LNK002", "LNK003"),
     "RUN003": ("DRV001", "DRV003", "DRV004", "DRV005", "GPU001", "GPU005", "SYS005", "SYS006"),
     # a container started without its GPUs: no driver library, no GPU, a CUDA torch on the CPU
     "DRV004": ("SYS006",),
@@ -328,6 +330,12 @@ _RULES: List[Rule] = [
     Rule("SMK001", "smoke-failed", "error", "a smoke test failed"),
     Rule("SMK002", "smoke-timed-out", "error", "a smoke test hung and was killed"),
     Rule("SMK003", "compile-failed", "error", "torch.compile failed in the smoke test"),
+    Rule(
+        "SMK004",
+        "busbw-below-expected",
+        "warning",
+        "all_reduce bus bandwidth well below what the GPU links allow",
+    ),
     # the tables themselves
     Rule(
         "TBL001",

@@ -32,14 +32,61 @@ def test_cpu_suite_passes_with_figures() -> None:
     }
     mm = results["matmul"].figures
     assert mm["float32_rel_error"] < 1e-4 and mm["bfloat16_rel_error"] < 3e-2
-    assert mm["float32_tflops"] > 0 and mm["bfloat16_tflops"] > 0
+    for dtype in ("float32", "bfloat16"):  # the median of at least 5 repeats, inside their range
+        low, med, high = (mm[f"{dtype}_tflops{s}"] for s in ("_min", "", "_max"))
+        assert 0 < low <= med <= high and mm[f"{dtype}_repeats"] >= 5
+        # from the unrounded rates: the rounded figures give it within rounding
+        assert mm[f"{dtype}_spread"] == pytest.approx((high - low) / med, rel=0.05, abs=5e-3)
+    assert mm["threads"] >= 1 and mm["load_avg_1m"] >= 0
+    assert 0 < mm["float32_cpu_share"] <= 1.5  # CPU time over wall x threads (rounding, timers)
     bf16 = results["amp"].figures["bfloat16"]
     assert bf16["last_loss"] < bf16["first_loss"] and bf16["skipped_steps"] == 0
     ar = results["all_reduce"].figures
     assert (ar["world_size"], ar["backend"]) == (2, "gloo")
+    # the real default sweep: x4 from 4 KiB to 64 MiB, each size warmed up and timed
+    assert [s["bytes"] for s in ar["sizes"]] == [4096 * 4**i for i in range(8)]
+    assert "truncated" not in ar
     for size in ar["sizes"]:  # busbw = algbw * 2(n-1)/n, which is 1 for n = 2
-        assert size["busbw_gbps"] == pytest.approx(size["algbw_gbps"], rel=1e-3)
+        assert size["busbw_gbps"] == pytest.approx(size["algbw_gbps"], rel=1e-3, abs=1e-3)
+        assert size["algbw_gbps"] == pytest.approx(
+            size["bytes"] / size["time_us"] / 1e3, rel=1e-2, abs=1e-3
+        )
+        assert 2 <= size["iters"] <= 20
+    peak = max(ar["sizes"], key=lambda s: s["busbw_gbps"])
+    assert (ar["peak_busbw_gbps"], ar["peak_bytes"]) == (peak["busbw_gbps"], peak["bytes"])
     assert results["all_reduce"].device == "gloo x2"
+
+
+@needs_torch
+def test_all_reduce_sweep_is_bounded_by_its_budget_on_every_rank() -> None:
+    """Three real gloo ranks (child processes) run the workload with a zero time budget: every
+    rank stops after the first size, and they agree on the iteration count (a rank that went
+    on alone would wait forever in an all_reduce the others skipped)."""
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE="3")
+    script = (
+        "import json, torch.distributed as dist\n"
+        "from envcheck.smoke import workloads\n"
+        "dist.init_process_group('gloo')\n"
+        "print(json.dumps(workloads.all_reduce('cpu', budget_s=0.0)))\n"
+        "dist.destroy_process_group()\n"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script],
+            env=dict(env, RANK=str(r)),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for r in range(3)
+    ]
+    outs = [json.loads(p.communicate(timeout=120)[0].strip().splitlines()[-1]) for p in procs]
+    for out in outs:
+        assert [s["bytes"] for s in out["sizes"]] == [4096]
+        assert "time budget" in out["truncated"]
+        # three ranks: busbw = algbw * 2(n-1)/n = algbw * 4/3
+        size = out["sizes"][0]
+        assert size["busbw_gbps"] == pytest.approx(size["algbw_gbps"] * 4 / 3, rel=1e-2, abs=1e-3)
+    assert len({o["sizes"][0]["iters"] for o in outs}) == 1  # the ranks agreed on the count
 
 
 @needs_torch

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from ..smoke.runner import SmokeResult
 from .style import Style
@@ -16,25 +16,69 @@ def summary_line(r: SmokeResult) -> str:
     if r.status != "passed":
         return (r.error or "").splitlines()[0] if r.error else ""
     if r.name == "matmul":
-        parts = [
-            f"{k[:-7]} {v:.3f} TFLOP/s (error {f.get(k[:-7] + '_rel_error', 0):.1e})"
-            for k, v in f.items()
-            if k.endswith("_tflops")
-        ]
-        tf32 = f.get("tf32_matmul")
-        return ", ".join(parts) + (f", TF32 {'on' if tf32 else 'off'}" if tf32 is not None else "")
+        return _matmul_line(f)
     if r.name == "amp":
         return ", ".join(
             f"{dtype} loss {v['first_loss']:.3g} -> {v['last_loss']:.3g}, {v['skipped_steps']} skipped steps"
             for dtype, v in f.items()
         )
     if r.name == "all_reduce":
-        last = f["sizes"][-1]
-        return (
-            f"{f['world_size']} ranks over {f['backend']}, verified; busbw {last['busbw_gbps']:.3f} GB/s "
-            f"(algbw {last['algbw_gbps']:.3f}) at {last['bytes'] / 2**20:.1f} MiB"
-        )
+        return _all_reduce_line(f)
     return ", ".join(f"{k} {v}" for k, v in f.items())
+
+
+def _matmul_line(f: Dict[str, Any]) -> str:
+    """Median TFLOP/s per dtype with its spread over the window's repeats: the spread says
+    how far to trust the median on this machine (a shared CPU moves it)."""
+    parts = []
+    for key, value in f.items():
+        if not key.endswith("_tflops"):
+            continue
+        dtype = key[: -len("_tflops")]
+        text = f"{dtype} {value:.3f} TFLOP/s"
+        low, high = f.get(f"{dtype}_tflops_min"), f.get(f"{dtype}_tflops_max")
+        if low is not None and high is not None:
+            text += f" (median of {f.get(f'{dtype}_repeats', '?')}, {low:.3f}-{high:.3f})"
+        share = f.get(f"{dtype}_cpu_share")
+        if share is not None and share < 0.9:
+            text += f" on {share:.0%} of {f.get('threads')} threads (a busy CPU)"
+        text += f", error {f.get(dtype + '_rel_error', 0):.1e}"
+        parts.append(text)
+    tf32 = f.get("tf32_matmul")
+    if tf32 is not None:
+        parts.append(f"TF32 {'on' if tf32 else 'off'}")
+    if f.get("threads"):
+        load = f.get("load_avg_1m")
+        parts.append(f"{f['threads']} threads" + (f", load {load:g}" if load is not None else ""))
+    return "; ".join(parts)
+
+
+def _all_reduce_line(f: Dict[str, Any]) -> str:
+    """Peak busbw and the size it was reached at, then what the links allow, or why that is
+    not known (unknown is said, never left out as if it were fine)."""
+    sizes = f.get("sizes") or []
+    if not sizes:
+        return f"{f.get('world_size')} ranks over {f.get('backend')}, verified"
+    peak = max(sizes, key=lambda s: s["busbw_gbps"])
+    text = (
+        f"{f['world_size']} ranks over {f['backend']}, verified at {len(sizes)} sizes "
+        f"({_size(sizes[0]['bytes'])}-{_size(sizes[-1]['bytes'])}); peak busbw "
+        f"{peak['busbw_gbps']:.3f} GB/s at {_size(peak['bytes'])}"
+    )
+    if f.get("expected_busbw_gbps"):
+        text += f"; expected {f['expected_busbw_gbps']:g} GB/s ({f.get('expected_basis', '')})"
+    elif f.get("expected_unknown"):
+        text += f"; expected: not known ({f['expected_unknown']})"
+    if f.get("truncated"):
+        text += f"; {f['truncated']}"
+    return text
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n} B"
 
 
 def result_lines(r: SmokeResult, color: bool = False, width: Optional[int] = None) -> List[str]:

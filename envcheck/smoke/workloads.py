@@ -9,8 +9,10 @@ the ``nccl`` and ``gloo`` backends. Each returns a dict of figures and raises
 
 from __future__ import annotations
 
+import os
+import statistics
 import time
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 # Relative error allowed against a float64 reference, per dtype. TF32 (on by
 # default for cuDNN convs, opt-in for matmul) keeps a 10-bit mantissa like fp16.
@@ -51,8 +53,17 @@ def low_precision(device: str) -> str:
     return "bfloat16"
 
 
-def matmul(device: str, size: int = 0, seconds: float = 0.5) -> Dict[str, Any]:
-    """fp32 and low-precision matmul: checked against float64, then timed."""
+def matmul(device: str, size: int = 0, seconds: float = 1.0) -> Dict[str, Any]:
+    """fp32 and low-precision matmul: checked against float64, then timed.
+
+    Per dtype: ``{dtype}_tflops`` is the median over repeats of a window of at least
+    ``seconds`` (see ``time_matmul``), with ``{dtype}_tflops_min``/``_max`` and the spread
+    (max - min) / median, so one noisy window (another process taking a core, a clock
+    ramping up) shows as spread instead of moving the figure. ``threads`` is torch's
+    intra-op thread count: a CPU figure means nothing without it; ``{dtype}_cpu_share`` is
+    the CPU time those threads got over the window's wall time (1.0: every thread ran all
+    along; well below: other processes held the cores, and the figure is theirs to explain).
+    """
     import torch
 
     size = size or (4096 if device.startswith("cuda") else 512)
@@ -63,6 +74,10 @@ def matmul(device: str, size: int = 0, seconds: float = 0.5) -> Dict[str, Any]:
     figures: Dict[str, Any] = {"size": size}
     if device.startswith("cuda"):
         figures["tf32_matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
+    else:
+        figures["threads"] = torch.get_num_threads()
+        if hasattr(os, "getloadavg"):  # others' load on the same cores moves a CPU figure
+            figures["load_avg_1m"] = round(os.getloadavg()[0], 2)
     dtypes = ["float32", low_precision(device)]
     for name in dtypes:
         dtype = getattr(torch, name)
@@ -70,25 +85,57 @@ def matmul(device: str, size: int = 0, seconds: float = 0.5) -> Dict[str, Any]:
         result = (a @ b).cpu()
         tol = TOLERANCE["tf32" if name == "float32" and figures.get("tf32_matmul") else name]
         figures[f"{name}_rel_error"] = check_close(f"{name} matmul", result, reference, tol)
-        figures[f"{name}_tflops"] = round(time_matmul(a, b, device, seconds) / 1e12, 3)
+        wall, cpu = time.perf_counter(), time.process_time()
+        rates = [r / 1e12 for r in matmul_repeats(a, b, device, seconds)]
+        if not device.startswith("cuda"):  # the CPU time the threads got: < 1 = contended
+            got = (time.process_time() - cpu) / ((time.perf_counter() - wall) * figures["threads"])
+            figures[f"{name}_cpu_share"] = round(got, 2)
+        median = statistics.median(rates)
+        figures[f"{name}_tflops"] = round(median, 3)
+        figures[f"{name}_tflops_min"] = round(min(rates), 3)
+        figures[f"{name}_tflops_max"] = round(max(rates), 3)
+        figures[f"{name}_spread"] = round((max(rates) - min(rates)) / median, 3) if median else 0.0
+        figures[f"{name}_repeats"] = len(rates)
     return figures
 
 
-def time_matmul(a: Any, b: Any, device: str, seconds: float) -> float:
-    """FLOP/s of ``a @ b`` over about ``seconds``, after a warm-up."""
+def matmul_repeats(
+    a: Any, b: Any, device: str, seconds: float, repeat_s: float = 0.1, min_repeats: int = 5
+) -> List[float]:
+    """FLOP/s of ``a @ b`` in repeats of about ``repeat_s`` each, for at least ``seconds``.
+
+    A warm-up of about one repeat first (allocator, kernel selection, thread pool start,
+    the clock leaving idle); then the number of matmuls per repeat is sized from it, so
+    every repeat is long enough for the timer and the GPU queue, and short enough that
+    the window holds several (the median of at least ``min_repeats``).
+    """
     n = a.shape[0]
-    for _ in range(2):
-        a @ b
+    a @ b
     _sync(device)
-    iters, start = 0, time.perf_counter()
-    while True:
-        a @ b
-        iters += 1
-        if iters % 4 == 0:
-            _sync(device)
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds:
-                return 2 * n**3 * iters / elapsed
+    per, start = 1, time.perf_counter()
+    while True:  # warm-up: doubling batches until one takes repeat_s
+        for _ in range(per):
+            a @ b
+        _sync(device)
+        took = time.perf_counter() - start
+        if took >= repeat_s or per >= 1 << 16:
+            break
+        per, start = per * 2, time.perf_counter()
+    per = max(1, round(per * repeat_s / max(took, 1e-9)))
+    rates: List[float] = []
+    window = time.perf_counter()
+    while len(rates) < min_repeats or time.perf_counter() - window < seconds:
+        start = time.perf_counter()
+        for _ in range(per):
+            a @ b
+        _sync(device)
+        rates.append(2 * n**3 * per / (time.perf_counter() - start))
+    return rates
+
+
+def time_matmul(a: Any, b: Any, device: str, seconds: float) -> float:
+    """The median FLOP/s of ``a @ b`` over a window of about ``seconds`` (matmul_repeats)."""
+    return statistics.median(matmul_repeats(a, b, device, seconds))
 
 
 def amp(device: str, steps: int = 30) -> Dict[str, Any]:
@@ -151,40 +198,97 @@ def verify_training(name: str, losses: List[float], skipped: int, steps: int) ->
         raise SmokeFailure(f"{name} AMP: the GradScaler skipped every step (inf/NaN gradients)")
 
 
-def all_reduce(
-    device: str, sizes: Tuple[int, ...] = (1024, 65536, 1048576), iters: int = 5
-) -> Dict[str, Any]:
-    """SUM all_reduce over the initialised process group, verified exactly, timed.
+KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+# The sweep, in bytes of float32: x4 from 4 KiB (latency-bound) up to where the link's
+# bandwidth shows. 64 MiB saturates loopback TCP for gloo; NVLink needs far more.
+CPU_SWEEP = tuple(4 * KIB * 4**i for i in range(8))  # 4 KiB .. 64 MiB
+GPU_SWEEP = tuple(4 * KIB * 4**i for i in range(10))  # 4 KiB .. 1 GiB
 
-    algbw = bytes / time; busbw = algbw * 2(n-1)/n, as nccl-tests define them.
+
+def all_reduce(
+    device: str,
+    sizes: Optional[Sequence[int]] = None,
+    iters: Optional[int] = None,
+    seconds_per_size: float = 0.25,
+    budget_s: float = 20.0,
+) -> Dict[str, Any]:
+    """SUM all_reduce over the initialised process group: a size sweep, verified exactly.
+
+    ``sizes`` overrides the sweep (counts of float32 elements); the default goes by x4
+    from 4 KiB to 64 MiB on the CPU (gloo) and to 1 GiB on GPUs (NCCL). Per size: one
+    verified warm-up, then ``iters`` timed iterations (default: as many as fit in
+    ``seconds_per_size``, 2 to 20, judged from the warm-up), averaged as nccl-tests do.
+    The ranks agree on the count (MIN over ranks), so none waits in an all_reduce the
+    others skipped; the sweep stops early, on every rank alike, once ``budget_s`` has
+    passed, so a slow link reports what it measured instead of taking minutes
+    (``truncated`` says so). On a GPU the sweep stops at a quarter of the free memory of
+    the fullest GPU (agreed over the ranks), so a small or busy GPU is not failed by an
+    out-of-memory error that says nothing about its links.
+
+    algbw = bytes / time; busbw = algbw * 2(n-1)/n: the ring all_reduce moves 2(n-1)/n
+    of the buffer over each rank's link, so busbw compares with the link's bandwidth
+    whatever n is (nccl-tests, doc/PERFORMANCE.md, "Bus bandwidth": "For AllReduce,
+    busBw = algBw * 2(n-1)/n").
     """
     import torch
     import torch.distributed as dist
 
     rank, world = dist.get_rank(), dist.get_world_size()
     expected = world * (world + 1) / 2  # each rank contributes rank + 1
+    if sizes is None:
+        sweep = GPU_SWEEP if device.startswith("cuda") else CPU_SWEEP
+        counts = [b // 4 for b in sweep]
+    else:
+        counts = [int(n) for n in sizes]
+    if device.startswith("cuda"):  # a small or busy GPU: sizes up to a quarter of free memory
+        free = int(torch.cuda.mem_get_info(device)[0])
+        free_t = torch.tensor([float(free)], device=device)
+        dist.all_reduce(free_t, op=dist.ReduceOp.MIN)  # the same sweep on every rank
+        counts = [n for n in counts if n * 4 <= free_t.item() / 4] or counts[:1]
     results = []
-    for numel in sizes:
+    truncated = False
+    began = time.perf_counter()
+    for numel in counts:
         tensor = torch.full((numel,), float(rank + 1), dtype=torch.float32, device=device)
-        dist.all_reduce(tensor)
-        verify_all_reduce(tensor, expected, numel)
         _sync(device)
         dist.barrier()
         start = time.perf_counter()
-        for _ in range(iters):
+        dist.all_reduce(tensor)
+        _sync(device)
+        warm = time.perf_counter() - start
+        verify_all_reduce(tensor, expected, numel)
+        wanted = iters or min(20, max(2, int(seconds_per_size / max(warm, 1e-6))))
+        over = time.perf_counter() - began > budget_s
+        # [iterations, go on after this size]: MIN over ranks, so all ranks agree
+        plan = torch.tensor([float(wanted), 0.0 if over else 1.0], device=device)
+        dist.all_reduce(plan, op=dist.ReduceOp.MIN)
+        count, go_on = int(plan[0].item()), bool(plan[1].item())
+        dist.barrier()
+        start = time.perf_counter()
+        for _ in range(count):
             dist.all_reduce(tensor)
         _sync(device)
-        elapsed = (time.perf_counter() - start) / iters
+        elapsed = (time.perf_counter() - start) / count
         algbw = numel * 4 / elapsed / 1e9
         results.append(
             {
                 "bytes": numel * 4,
+                "iters": count,
                 "time_us": round(elapsed * 1e6, 1),
                 "algbw_gbps": round(algbw, 3),
                 "busbw_gbps": round(algbw * 2 * (world - 1) / world, 3),
             }
         )
-    return {"world_size": world, "backend": dist.get_backend(), "sizes": results}
+        del tensor
+        if not go_on and numel != counts[-1]:
+            truncated = True
+            break
+    out: Dict[str, Any] = {"world_size": world, "backend": dist.get_backend(), "sizes": results}
+    if truncated:
+        out["truncated"] = f"stopped after {budget_s:g} s (the time budget of the sweep)"
+    peak = max(results, key=lambda r: r["busbw_gbps"])
+    out["peak_busbw_gbps"], out["peak_bytes"] = peak["busbw_gbps"], peak["bytes"]
+    return out
 
 
 def verify_all_reduce(tensor: Any, expected: float, numel: int) -> None:
