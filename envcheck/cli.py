@@ -776,6 +776,10 @@ def tables(ctx: click.Context, as_json: bool) -> None:
             ),
             "channel_last": str(t.conda.last) if t.conda is not None else "unknown",
         },
+        "links": {
+            "nvlink_generations": sorted(t.links.nvlink) if t.links else [],
+            "pcie_generations": sorted(g for _, g, _ in t.links.pcie) if t.links else [],
+        },
     }
     if as_json:
         out = {

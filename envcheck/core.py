@@ -247,7 +247,7 @@ def check(
         results = tuple(_run_smoke(facts, smoke_timeout, wanted_smoke, on_smoke))
     if results:
         available.add("smoke")
-        results = tuple(with_expected(r, facts) for r in results)
+        results = tuple(with_expected(r, facts, tables) for r in results)
         findings += smoke_findings(results)
     if messages:
         available.add("text")
@@ -413,7 +413,9 @@ BUSBW_WARN_FRACTION = 0.5
 BUSBW_JUDGED_BYTES = 64 * 2**20
 
 
-def with_expected(result: SmokeResult, facts: Optional[Facts]) -> SmokeResult:
+def with_expected(
+    result: SmokeResult, facts: Optional[Facts], tables: Optional[Tables] = None
+) -> SmokeResult:
     """An all_reduce result with the busbw its topology should allow: ``expected_busbw_gbps``
     and ``expected_basis``, or ``expected_unknown`` (why there is no figure) in its figures."""
     f = result.figures
@@ -424,7 +426,8 @@ def with_expected(result: SmokeResult, facts: Optional[Facts]) -> SmokeResult:
     from .smoke.expected import expected_busbw
 
     try:
-        exp = expected_busbw(facts, str(f["backend"]), int(f.get("world_size", 0)))
+        table = tables.links if tables is not None else None
+        exp = expected_busbw(facts, str(f["backend"]), int(f.get("world_size", 0)), table)
     except (ValueError, TypeError) as exc:  # a link table that does not validate: said
         exp_figures: Dict[str, Any] = {"expected_unknown": str(exc)}
     else:

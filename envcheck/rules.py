@@ -84,7 +84,7 @@ _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     # a failed torch.compile smoke test: the toolchain finding that explains it comes first
     "SMK003": ("TK002", "TK003", "TK007", "TK009", "TK010", "PKG005", *_NO_TORCH),
     # a slow all_reduce: the link finding that explains it comes first
-    "SMK004": ("LNK001", "LNK002", "LNK003"),
+    "SMK004": ("LNK001", "LNK002", "LNK003", "LNK004", "LNK005", "LNK006"),
     "RUN003": ("DRV001", "DRV003", "DRV004", "DRV005", "GPU001", "GPU005", "SYS005", "SYS006"),
     # a container started without its GPUs: no driver library, no GPU, a CUDA torch on the CPU
     "DRV004": ("SYS006",),

@@ -14,13 +14,13 @@ ranks copy through host memory and loopback TCP; there is no link to read).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from ..facts import Facts, GpuFacts, GpuPairFacts
-from ..tables.load import _document, _Reader, builtin_dir, tables_dir_from_env
+from ..tables.load import load_tables, tables_dir_from_env
+from ..tables.model import LinkTable
 
 TABLE = "links"
 # nvidia-smi topo's PCIe path words, nearest first, as a basis names them
@@ -30,21 +30,6 @@ _PCIE_PATHS = {
     "PHB": "the host bridge",
     "NODE": "the host bridges of one NUMA node",
 }
-
-
-@dataclass(frozen=True)
-class LinkTable:
-    """compat_tables/links.json: GB/s per direction (10^9 bytes/s, as nccl-tests count)."""
-
-    as_of: str
-    nvlink: Mapping[int, float]  # NVLink version -> GB/s per link per direction
-    pcie: Tuple[Tuple[float, int, float], ...]  # (GT/s, generation, GB/s per lane per direction)
-
-    def pcie_lane(self, gts: float) -> Optional[Tuple[int, float]]:
-        for rate, generation, per_lane in self.pcie:
-            if abs(rate - gts) < 0.01:
-                return generation, per_lane
-        return None
 
 
 @dataclass(frozen=True)
@@ -60,40 +45,12 @@ class Expected:
 
 
 def load_link_table(directory: Optional[str] = None) -> LinkTable:
-    """links.json from ``directory`` (or ENVCHECK_TABLES) when it holds one, else the built-in
-    one; validated like every table (TableError names the file, record and field)."""
+    """links.json as the one table loader reads it (``directory`` or ENVCHECK_TABLES replace
+    the built-in file; a table that does not validate raises TableError)."""
     folder = directory or tables_dir_from_env()
-    path = Path(folder) / f"{TABLE}.json" if folder else None
-    if path is None or not path.is_file():
-        path = builtin_dir() / f"{TABLE}.json"
-    try:
-        stamp = path.stat().st_mtime_ns
-    except OSError:
-        stamp = 0  # _document says why it cannot be read
-    return _load(str(path), stamp)
-
-
-@functools.lru_cache(maxsize=4)
-def _load(path: str, stamp: int) -> LinkTable:
-    """Read once per file version (``stamp``: its mtime), like the other tables."""
-    data = _document(Path(path), TABLE)
-    read = _Reader(f"{TABLE}.json", _Reader(TABLE, {}).strings(data.get("sources"), "sources"))
-    nvlink: Dict[int, float] = {}
-    for i, raw in enumerate(read.get(data, "nvlink", "nvlink", list)):
-        where = f"nvlink[{i}]"
-        version = read.get(raw, "version", where, int)
-        rate = read.get(raw, "gb_per_s_per_link_per_direction", where, float)
-        read.provenance(raw, where, list(raw))
-        nvlink[version] = rate
-    pcie: List[Tuple[float, int, float]] = []
-    for i, raw in enumerate(read.get(data, "pcie", "pcie", list)):
-        where = f"pcie[{i}]"
-        gts = read.get(raw, "gt_per_s", where, float)
-        generation = read.get(raw, "generation", where, int)
-        per_lane = read.get(raw, "gb_per_s_per_lane_per_direction", where, float)
-        read.provenance(raw, where, list(raw))
-        pcie.append((gts, generation, per_lane))
-    return LinkTable(data["as_of"], nvlink, tuple(pcie))
+    tables = load_tables(Path(folder) if folder else None)
+    assert tables.links is not None  # load_tables always reads links.json
+    return tables.links
 
 
 def expected_busbw(

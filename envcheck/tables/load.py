@@ -34,6 +34,7 @@ from .model import (
     FirstDriver,
     ForwardCompat,
     GpuModel,
+    LinkTable,
     MessageCase,
     MessageRule,
     MinorCompat,
@@ -55,6 +56,7 @@ TABLE_NAMES = (
     "installers",
     "messages",
     "conda_pytorch",
+    "links",
 )
 ENV_VAR = "ENVCHECK_TABLES"
 
@@ -976,6 +978,27 @@ def tables_dir_from_env(environ: Optional[Mapping[str, str]] = None) -> Optional
     return env.get(ENV_VAR) or None
 
 
+def _links(data: Dict[str, Any], path: str) -> LinkTable:
+    """links.json: NVLink GB/s per link per direction by generation, PCIe per lane by rate."""
+    read = _Reader(path, _Reader("links", {}).strings(data.get("sources"), "sources"))
+    nvlink: Dict[int, float] = {}
+    for i, raw in enumerate(read.get(data, "nvlink", "nvlink", list)):
+        where = f"nvlink[{i}]"
+        version = read.get(raw, "version", where, int)
+        rate = read.get(raw, "gb_per_s_per_link_per_direction", where, float)
+        read.provenance(raw, where, list(raw))
+        nvlink[version] = rate
+    pcie: List[Tuple[float, int, float]] = []
+    for i, raw in enumerate(read.get(data, "pcie", "pcie", list)):
+        where = f"pcie[{i}]"
+        gts = read.get(raw, "gt_per_s", where, float)
+        generation = read.get(raw, "generation", where, int)
+        per_lane = read.get(raw, "gb_per_s_per_lane_per_direction", where, float)
+        read.provenance(raw, where, list(raw))
+        pcie.append((gts, generation, per_lane))
+    return LinkTable(data["as_of"], nvlink, tuple(pcie))
+
+
 def load_tables(directory: Optional[os.PathLike] = None) -> Tables:
     """Load every table; ``directory`` files replace the built-in ones they name."""
     builtin = builtin_dir()
@@ -1017,4 +1040,5 @@ def load_tables(directory: Optional[os.PathLike] = None) -> Tables:
         bundled_cuda=_bundled_cuda(docs["cuda_driver"], str(files["cuda_driver"].path)),
         forward_compat=_forward_compat(docs["cuda_driver"], str(files["cuda_driver"].path)),
         conda=_conda_pytorch(docs["conda_pytorch"], str(files["conda_pytorch"].path)),
+        links=_links(docs["links"], str(files["links"].path)),
     )

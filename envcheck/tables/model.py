@@ -419,6 +419,21 @@ class TableFile:
 
 
 @dataclass(frozen=True)
+class LinkTable:
+    """compat_tables/links.json: GB/s per direction (10^9 bytes/s, as nccl-tests count)."""
+
+    as_of: str
+    nvlink: Mapping[int, float]  # NVLink generation -> GB/s per link per direction
+    pcie: Tuple[Tuple[float, int, float], ...]  # (GT/s, generation, GB/s per lane per direction)
+
+    def pcie_lane(self, gts: float) -> Optional[Tuple[int, float]]:
+        for rate, generation, per_lane in self.pcie:
+            if abs(rate - gts) < 0.01:
+                return generation, per_lane
+        return None
+
+
+@dataclass(frozen=True)
 class Tables:
     files: Mapping[str, TableFile]
     releases: Tuple[Release, ...]  # oldest first
@@ -436,6 +451,7 @@ class Tables:
     bundled_cuda: Tuple[BundledCuda, ...] = ()  # torch build -> CUDA update it bundles
     forward_compat: Optional[ForwardCompat] = None
     conda: Optional[CondaChannel] = None  # the pytorch channel's view (conda_pytorch.json)
+    links: Optional[LinkTable] = None  # link bandwidths (links.json): the smoke's expected busbw
 
     # ---------------------------------------------------------------- torch
 
