@@ -554,7 +554,8 @@ def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
 @click.option(
     "--distributed",
     is_flag=True,
-    help="Run across nodes: every rank of a torchrun job (same as `torchrun ... -m envcheck.smoke`).",
+    help="Run across nodes: every rank of a torchrun or srun job (ranks, nodes and the "
+    "rendezvous from torchrun's or Slurm's variables).",
 )
 @click.pass_context
 def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
@@ -566,13 +567,13 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
     import json
 
     if distributed:
-        from .smoke.distributed import in_torchrun, run
+        from .smoke.distributed import LaunchError, launched, run
 
-        if not in_torchrun():
-            raise click.UsageError(
-                "--distributed runs under torchrun (RANK, WORLD_SIZE, MASTER_ADDR unset)"
-            )
-        ctx.exit(run(timeout))
+        try:
+            launch = launched()
+        except LaunchError as exc:
+            raise click.UsageError(f"--distributed runs under torchrun or srun: {exc}") from None
+        ctx.exit(run(timeout, launch))
     from .report.progress import on_terminal
     from .report.smoke_text import result_lines, verdict_line
     from .report.style import use_color

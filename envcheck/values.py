@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any, Optional, Tuple
+from typing import Any, Iterable, List, Optional, Tuple
 
 from packaging.version import Version
 
@@ -328,3 +328,14 @@ class Arch:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+def int_ranges(numbers: Iterable[int], sep: str = ",") -> str:
+    """[0, 1, 2, 3, 8] -> "0-3,8": the kernel's cpulist notation, for CPUs and ranks alike."""
+    out: List[str] = []
+    for n in sorted(set(numbers)):
+        if out and int(out[-1].split("-")[-1]) == n - 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{n}"
+        else:
+            out.append(str(n))
+    return sep.join(out)

@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..facts import GpuFacts, GpuPairFacts, NvLinkFacts
+from ..values import int_ranges
 
 # nvmlGpuTopologyLevel_t -> the word nvidia-smi topo -m prints for it
 PATHS = {0: "SELF", 10: "PIX", 20: "PXB", 30: "PHB", 40: "NODE", 50: "SYS"}
@@ -108,20 +109,7 @@ def _cpu_affinity(nvml: ModuleType, handle: Any) -> Optional[str]:
         bits = [w * 64 + b for w, word in enumerate(words) for b in range(64) if int(word) >> b & 1]
     except (TypeError, ValueError):
         return None
-    return cpu_list(bits) or None
-
-
-def cpu_list(cpus: Sequence[int]) -> str:
-    """[0, 1, 2, 3, 8] -> "0-3,8": the kernel's cpulist notation."""
-    out: List[str] = []
-    for cpu in sorted(set(cpus)):
-        if out and "-" in out[-1] and int(out[-1].split("-")[1]) == cpu - 1:
-            out[-1] = f"{out[-1].split('-')[0]}-{cpu}"
-        elif out and "-" not in out[-1] and int(out[-1]) == cpu - 1:
-            out[-1] = f"{out[-1]}-{cpu}"
-        else:
-            out.append(str(cpu))
-    return ",".join(out)
+    return int_ranges(bits) or None
 
 
 def _remote_fn(nvml: ModuleType) -> Any:

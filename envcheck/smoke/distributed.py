@@ -1,110 +1,248 @@
-"""The smoke test across nodes, under torchrun (torchrun is the launcher, not us).
+"""The smoke test across nodes, under torchrun or Slurm (they launch; envcheck does not).
 
     torchrun --nnodes N --nproc-per-node G -m envcheck.smoke
-    envcheck smoke --distributed            (the same, inside a torchrun-launched process)
+    srun --nodes N --ntasks-per-node G envcheck smoke --distributed
+    envcheck smoke --distributed            (inside a torchrun-launched process)
 
-Every rank runs matmul on its device; all ranks run all_reduce together; rank 0
-gathers each rank's figures and host name and prints one table, naming the
-ranks or hosts that failed or are clearly slower than the median.
+Every rank registers in a rendezvous store on the first rank's host before any collective, so
+a rank or a whole node that never starts is named after the timeout instead of hanging every
+other rank. Then every rank runs matmul on its device, all ranks run the all_reduce sweep
+together, and each rank times a send to the next rank (a ring: every link between neighbours,
+and so every link between nodes, is measured). Each rank writes its record to the store, so a
+rank that dies midway leaves the others' results readable; rank 0 prints one table naming the
+slow ranks, slow links, failed ranks, and nodes with no working rank.
 """
 
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import socket
 import statistics
-from typing import Any, Dict, List
+import time
+from typing import Any, Dict, List, Mapping, Optional
 
-SLOW = 0.8  # a rank below 80% of the median matmul throughput is called slow
+from ..values import int_ranges
+from .launch import Launch, LaunchError, detect
+
+SLOW = 0.8  # a rank or link below 80% of the median is called slow
+LINK_BYTES = {"cuda": 64 * 2**20, "cpu": 4 * 2**20}
+LINK_ITERS = 3
 
 
 def in_torchrun() -> bool:
     return all(k in os.environ for k in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"))
 
 
-def run(timeout: float = 120.0) -> int:
+def launched(env: Optional[Mapping[str, str]] = None) -> Launch:
+    """This process's place in the job, from torchrun's or Slurm's variables (LaunchError when
+    neither launched it)."""
+    launch = detect(os.environ if env is None else env)
+    if launch is None:
+        raise LaunchError(
+            "not launched by torchrun or srun: RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT and "
+            "SLURM_PROCID/SLURM_NTASKS are unset"
+        )
+    return launch
+
+
+def run(timeout: float = 120.0, launch: Optional[Launch] = None) -> int:
+    """Join the job, run the workloads, report; 0 when every rank passed, else 1."""
     import torch
     import torch.distributed as dist
 
-    from . import workloads
-
-    rank = int(os.environ["RANK"])
-    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    launch = launch or launched()
+    os.environ.update(launch.environ())
     cuda = torch.cuda.is_available()
-    device = f"cuda:{local_rank}" if cuda else "cpu"
+    device = f"cuda:{launch.local_rank}" if cuda else "cpu"
     if cuda:
         torch.cuda.set_device(device)
-    dist.init_process_group("nccl" if cuda else "gloo", timeout=datetime.timedelta(seconds=timeout))
+    wait = datetime.timedelta(seconds=timeout)
+    store = dist.TCPStore(
+        launch.master_addr,
+        launch.master_port,
+        launch.world_size,
+        is_master=launch.rank == 0,
+        timeout=wait,
+        wait_for_workers=False,
+    )
     record: Dict[str, Any] = {
-        "rank": rank,
-        "node": int(os.environ.get("GROUP_RANK", "0")),
-        "local_rank": local_rank,
+        "rank": launch.rank,
+        "node": launch.node,
+        "local_rank": launch.local_rank,
         "host": socket.gethostname(),
         "device": device,
     }
+    store.set(f"envcheck/joined/{launch.rank}", json.dumps(record))
+    if launch.rank == 0:
+        missing = _await(store, "joined", launch.world_size, timeout)
+        store.set("envcheck/start", json.dumps(missing))
+        if missing:
+            print(render_table(_collect(store, "joined", launch.world_size), launch, missing))
+            return 1
+    else:
+        store.wait(["envcheck/start"], wait)
+        if json.loads(store.get("envcheck/start")):
+            return 1  # rank 0 names the ranks that never came
+    dist.init_process_group(
+        "nccl" if cuda else "gloo",
+        store=dist.PrefixStore("envcheck/pg", store),
+        rank=launch.rank,
+        world_size=launch.world_size,
+        timeout=wait,
+    )
     try:
-        mm = workloads.matmul(device, seconds=0.3)
+        _workloads(record, device, launch)
+    finally:
+        store.set(f"envcheck/record/{launch.rank}", json.dumps(record))
+        dist.destroy_process_group()
+    if launch.rank != 0:
+        return 0 if _passed(record) else 1
+    missing = _await(store, "record", launch.world_size, timeout)
+    records = _collect(store, "record", launch.world_size)
+    print(render_table(records, launch, missing))
+    return 0 if not missing and all(_passed(r) for r in records) else 1
+
+
+def _workloads(record: Dict[str, Any], device: str, launch: Launch) -> None:
+    from . import workloads
+
+    try:
+        mm = workloads.matmul(device, seconds=0.5)
         lowp = workloads.low_precision(device)
         record.update(matmul="passed", tflops=mm[f"{lowp}_tflops"], dtype=lowp)
     except Exception as exc:
         record.update(matmul="failed", error=f"{type(exc).__name__}: {exc}"[:300])
     try:
         ar = workloads.all_reduce(device)
-        record.update(all_reduce="passed", busbw_gbps=ar["sizes"][-1]["busbw_gbps"])
+        record.update(
+            all_reduce="passed",
+            busbw_gbps=max(s["busbw_gbps"] for s in ar["sizes"]),
+            sizes=ar["sizes"],
+        )
     except Exception as exc:
         record.update(all_reduce="failed", error=f"{type(exc).__name__}: {exc}"[:300])
-    records = gather_json(record, device)
-    dist.destroy_process_group()
-    ok = all(r.get("matmul") == "passed" and r.get("all_reduce") == "passed" for r in records)
-    if rank == 0:
-        print(render_table(records))
-    return 0 if ok else 1
+        return  # the process group may be broken: the link test would wait for the timeout
+    try:
+        record["link_gbps"] = ring_link(device, launch.rank, launch.world_size)
+    except Exception as exc:
+        record.update(link="failed", error=f"{type(exc).__name__}: {exc}"[:300])
 
 
-def gather_json(record: Dict[str, Any], device: str) -> List[Dict[str, Any]]:
-    """all_gather of small JSON records as byte tensors (all_gather_object needs numpy)."""
-    import json
-
+def ring_link(device: str, rank: int, world: int) -> Optional[float]:
+    """GB/s of this rank's send to the next rank while it receives from the previous one: one
+    measurement per link of the ring, all links busy at once, as in a ring all_reduce."""
     import torch
     import torch.distributed as dist
 
-    world = dist.get_world_size()
-    data = json.dumps(record).encode()
-    size = torch.tensor([len(data)], dtype=torch.int64, device=device)
-    sizes = [torch.zeros_like(size) for _ in range(world)]
-    dist.all_gather(sizes, size)
-    longest = int(max(s.item() for s in sizes))
-    buf = torch.zeros(longest, dtype=torch.uint8, device=device)
-    buf[: len(data)] = torch.tensor(list(data), dtype=torch.uint8, device=device)
-    bufs = [torch.zeros_like(buf) for _ in range(world)]
-    dist.all_gather(bufs, buf)
+    if world < 2:
+        return None
+    numel = LINK_BYTES["cuda" if device.startswith("cuda") else "cpu"] // 4
+    send = torch.ones(numel, dtype=torch.float32, device=device)
+    recv = torch.empty_like(send)
+    ops = [
+        dist.P2POp(dist.isend, send, (rank + 1) % world),
+        dist.P2POp(dist.irecv, recv, (rank - 1) % world),
+    ]
+    times = []
+    for _ in range(LINK_ITERS + 1):  # the first is a warm-up (connection set-up)
+        dist.barrier()
+        start = time.perf_counter()
+        for req in dist.batch_isend_irecv(ops):
+            req.wait()
+        if device.startswith("cuda"):
+            torch.cuda.synchronize(device)
+        times.append(time.perf_counter() - start)
+    if not bool((recv == 1).all().item()):
+        raise AssertionError(f"the data received from rank {(rank - 1) % world} is wrong")
+    return round(numel * 4 / statistics.median(times[1:]) / 1e9, 3)
+
+
+def _passed(r: Dict[str, Any]) -> bool:
+    return r.get("matmul") == "passed" and r.get("all_reduce") == "passed" and "link" not in r
+
+
+def _await(store: Any, kind: str, world: int, timeout: float) -> List[int]:
+    """Wait up to ``timeout`` for every rank's key; the ranks still missing then."""
+    deadline = time.monotonic() + timeout
+    while True:
+        missing = [r for r in range(world) if not store.check([f"envcheck/{kind}/{r}"])]
+        if not missing or time.monotonic() >= deadline:
+            return missing
+        time.sleep(0.1)
+
+
+def _collect(store: Any, kind: str, world: int) -> List[Dict[str, Any]]:
     return [
-        json.loads(bytes(b[: int(n.item())].cpu().tolist()).decode()) for b, n in zip(bufs, sizes)
+        json.loads(store.get(f"envcheck/{kind}/{r}"))
+        for r in range(world)
+        if store.check([f"envcheck/{kind}/{r}"])
     ]
 
 
-def render_table(records: List[Dict[str, Any]]) -> str:
+def render_table(
+    records: List[Dict[str, Any]],
+    launch: Optional[Launch] = None,
+    missing: Optional[List[int]] = None,
+) -> str:
+    """One line per rank, then what is wrong: failed and missing ranks, nodes without a working
+    rank, ranks and links slower than 80% of the median."""
+    missing = list(missing or [])
+    by_rank = {r["rank"]: r for r in records}
     speeds = [r["tflops"] for r in records if r.get("tflops")]
     median = statistics.median(speeds) if speeds else None
+    link_speeds = [r["link_gbps"] for r in records if r.get("link_gbps")]
+    link_median = statistics.median(link_speeds) if link_speeds else None
+    world = launch.world_size if launch else len(records) + len(missing)
+    nodes_seen = {r["node"] for r in records}
+    head = f"envcheck smoke: {len(records)} ranks on {len({r['host'] for r in records})} host(s), "
+    head += f"{len(nodes_seen)} node(s)"
+    if launch:
+        head += f" (launched by {launch.launcher}, {world} ranks expected)"
     lines = [
-        f"envcheck smoke: {len(records)} ranks on {len({r['host'] for r in records})} host(s), "
-        f"{len({r['node'] for r in records})} node(s)",
-        f"{'rank':>4} {'node':>4} {'host':20} {'device':8} {'matmul TFLOP/s':>15} {'all_reduce busbw GB/s':>22}  verdict",
+        head,
+        f"{'rank':>4} {'node':>4} {'host':20} {'device':8} {'matmul TFLOP/s':>15} "
+        f"{'busbw GB/s':>11} {'link GB/s':>14}  verdict",
     ]
     problems = []
-    for r in sorted(records, key=lambda r: r["rank"]):
+    for rank in range(world):
+        r = by_rank.get(rank)
+        if r is None:
+            lines.append(
+                f"{rank:>4} {'?':>4} {'-':20} {'-':8} {'-':>15} {'-':>11} {'-':>14}  MISSING"
+            )
+            continue
         verdict = "ok"
-        if r.get("matmul") != "passed" or r.get("all_reduce") != "passed":
+        if not _passed(r):
             verdict = "FAILED: " + r.get("error", "")
-            problems.append(f"rank {r['rank']} on {r['host']} failed")
+            problems.append(f"rank {rank} on {r['host']} failed")
         elif median and r["tflops"] < SLOW * median:
             verdict = f"SLOW ({r['tflops'] / median:.0%} of the median)"
-            problems.append(f"rank {r['rank']} on {r['host']} is slow")
+            problems.append(f"rank {rank} on {r['host']} is slow")
+        link = r.get("link_gbps")
+        if verdict == "ok" and link and link_median and link < SLOW * link_median:
+            nxt = by_rank.get((rank + 1) % world, {})
+            verdict = f"SLOW LINK to rank {(rank + 1) % world} ({link / link_median:.0%})"
+            problems.append(
+                f"link rank {rank} -> {(rank + 1) % world} ({r['host']} -> "
+                f"{nxt.get('host', '?')}) is slow"
+            )
         tflops = f"{r['tflops']:.3f}" if r.get("tflops") is not None else "-"
         busbw = f"{r['busbw_gbps']:.3f}" if r.get("busbw_gbps") is not None else "-"
+        to = f"{link:.3f} ->{(rank + 1) % world}" if link is not None else "-"
         lines.append(
-            f"{r['rank']:>4} {r['node']:>4} {r['host'][:20]:20} {r['device']:8} {tflops:>15} {busbw:>22}  {verdict}"
+            f"{rank:>4} {r['node']:>4} {r['host'][:20]:20} {r['device']:8} {tflops:>15} "
+            f"{busbw:>11} {to:>14}  {verdict}"
         )
+    if missing:
+        problems.insert(0, f"ranks {int_ranges(missing, ', ')} never reported (within the timeout)")
+    expected_nodes = launch.nodes if launch else None
+    if expected_nodes and len(nodes_seen) < expected_nodes:
+        absent = sorted(set(range(expected_nodes)) - nodes_seen)
+        problems.insert(0, f"node(s) {int_ranges(absent, ', ')} of {expected_nodes} never joined")
+    dead = sorted(n for n in nodes_seen if not any(_passed(r) for r in records if r["node"] == n))
+    if dead:
+        problems.insert(0, f"node(s) {int_ranges(dead, ', ')}: no rank passed")
     lines.append("all ranks ok" if not problems else "; ".join(problems))
     return "\n".join(lines)

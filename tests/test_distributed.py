@@ -1,0 +1,252 @@
+"""The multi-node smoke test under Slurm: hostlists, the launch variables, and real gloo jobs of
+two simulated nodes on 127.0.0.1 (srun is the only thing not here: its variables are set as
+srun sets them)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Dict, List
+
+import psutil
+import pytest
+
+from envcheck.smoke.distributed import render_table
+from envcheck.smoke.launch import LaunchError, detect, first_host, hosts
+from envcheck.smoke.runner import free_port
+
+needs_torch = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason="torch is not installed in this environment"
+)
+
+
+@pytest.mark.parametrize(
+    "nodelist, expected",
+    [
+        ("gpu[01-04,07],login1", ["gpu01", "gpu02", "gpu03", "gpu04", "gpu07", "login1"]),
+        ("node-[1-2]-ib", ["node-1-ib", "node-2-ib"]),
+        ("a1,b[3-5]", ["a1", "b3", "b4", "b5"]),
+        ("rack[1-2]-n[08-09]", ["rack1-n08", "rack1-n09", "rack2-n08", "rack2-n09"]),
+        ("n[9-11]", ["n9", "n10", "n11"]),
+        ("127.0.0.[1-2]", ["127.0.0.1", "127.0.0.2"]),
+        (" single ", ["single"]),
+    ],
+)
+def test_slurm_hostlists_expand(nodelist: str, expected: List[str]) -> None:
+    assert hosts(nodelist) == expected
+    assert first_host(nodelist) == expected[0]
+
+
+@pytest.mark.parametrize(
+    "nodelist", ["gpu[01-04", "gpu]01", "gpu[4-1]", "gpu[a-b]", "gpu[[1-2]]", "", ","]
+)
+def test_a_malformed_hostlist_is_a_launch_error(nodelist: str) -> None:
+    with pytest.raises(LaunchError):
+        first_host(nodelist)
+
+
+def test_a_huge_hostlist_is_read_lazily() -> None:
+    assert first_host("n[000000001-999999999]") == "n000000001"
+    assert len(hosts("n[1-999999999]", limit=5)) == 5
+
+
+SLURM = {
+    "SLURM_PROCID": "3",
+    "SLURM_NTASKS": "8",
+    "SLURM_LOCALID": "3",
+    "SLURM_NODEID": "0",
+    "SLURM_JOB_NODELIST": "gpu[07-08]",
+    "SLURM_JOB_ID": "123456",
+    "SLURM_JOB_NUM_NODES": "2",
+}
+
+
+def test_slurm_variables_become_the_launch() -> None:
+    launch = detect(SLURM)
+    assert launch is not None and launch.launcher == "slurm"
+    assert (launch.rank, launch.world_size, launch.local_rank, launch.node, launch.nodes) == (
+        3,
+        8,
+        3,
+        0,
+        2,
+    )
+    assert (launch.master_addr, launch.master_port) == ("gpu07", 15000 + 3456)
+    assert launch.environ()["MASTER_PORT"] == "18456" and launch.environ()["RANK"] == "3"
+    assert detect(dict(SLURM, MASTER_PORT="29500")).master_port == 29500  # type: ignore[union-attr]
+
+
+def test_torchrun_wins_over_slurm_and_neither_is_none() -> None:
+    torchrun = dict(SLURM, RANK="0", WORLD_SIZE="2", MASTER_ADDR="10.0.0.1", MASTER_PORT="29500")
+    launch = detect(torchrun)
+    assert launch is not None and (launch.launcher, launch.world_size) == ("torchrun", 2)
+    assert detect({"PATH": "/usr/bin"}) is None
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"SLURM_PROCID": "8"}, "SLURM_PROCID=8 is not below SLURM_NTASKS=8"),
+        ({"SLURM_NTASKS": "eight"}, "is not a whole number"),
+        ({"SLURM_JOB_NODELIST": "gpu[07-"}, "unbalanced"),
+        ({"SLURM_JOB_NODELIST": None}, "SLURM_JOB_NODELIST"),
+        ({"SLURM_JOB_ID": None}, "neither MASTER_PORT nor SLURM_JOB_ID"),
+        ({"MASTER_PORT": "70000"}, "not a TCP port"),
+    ],
+)
+def test_contradictory_slurm_variables_are_a_launch_error(change, words) -> None:
+    env = {k: v for k, v in {**SLURM, **change}.items() if v is not None}
+    with pytest.raises(LaunchError, match=words):
+        detect(env)
+
+
+def test_the_cli_names_what_is_wrong_in_one_line() -> None:
+    env = {**os.environ, **SLURM, "SLURM_PROCID": "9"}
+    for k in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(k, None)
+    out = subprocess.run(
+        [sys.executable, "-m", "envcheck", "smoke", "--distributed"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2, out.stderr
+    assert "SLURM_PROCID=9 is not below SLURM_NTASKS=8" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_the_table_names_missing_nodes_dead_nodes_and_slow_links() -> None:
+    def rec(rank: int, node: int, link: float, **kw) -> Dict:
+        base = dict(
+            rank=rank,
+            node=node,
+            host=f"n{node}",
+            device="cpu",
+            matmul="passed",
+            all_reduce="passed",
+            tflops=1.0,
+            busbw_gbps=1.0,
+            link_gbps=link,
+        )
+        return {**base, **kw}
+
+    launch = detect(dict(SLURM, SLURM_NTASKS="6", SLURM_JOB_NUM_NODES="3", SLURM_PROCID="0"))
+    records = [
+        rec(0, 0, 10.0),
+        rec(1, 0, 3.0),  # the link from rank 1 (node 0) to rank 2 (node 1)
+        rec(2, 1, 10.0, matmul="failed", error="RuntimeError: CUDA error"),
+        rec(3, 1, 10.0, all_reduce="failed", error="timed out"),
+    ]
+    table = render_table(records, launch, missing=[4, 5])
+    assert "(launched by slurm, 6 ranks expected)" in table
+    assert table.count("MISSING") == 2
+    last = table.splitlines()[-1]
+    assert "node(s) 2 of 3 never joined" in last
+    assert "node(s) 1: no rank passed" in last
+    assert "ranks 4-5 never reported" in last
+    assert "link rank 1 -> 2 (n0 -> n1) is slow" in last
+    assert "SLOW LINK to rank 2 (30%)" in table
+
+
+def slurm_job(nodes: int, per_node: int, timeout: int, start: List[int]) -> List[subprocess.Popen]:
+    """The ranks ``start`` of a job of ``nodes`` x ``per_node``, with srun's variables, each
+    running `envcheck smoke --distributed` over real gloo on 127.0.0.1."""
+    port = free_port()
+    procs = []
+    for rank in start:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+        }
+        env.update(
+            SLURM_PROCID=str(rank),
+            SLURM_NTASKS=str(nodes * per_node),
+            SLURM_LOCALID=str(rank % per_node),
+            SLURM_NODEID=str(rank // per_node),
+            SLURM_JOB_NODELIST=f"127.0.0.[1-{nodes}]",
+            SLURM_JOB_NUM_NODES=str(nodes),
+            SLURM_JOB_ID="4242",
+            MASTER_PORT=str(port),
+        )
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "envcheck",
+                    "smoke",
+                    "--distributed",
+                    "--timeout",
+                    str(timeout),
+                ],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )
+        )
+    return procs
+
+
+def finish(procs: List[subprocess.Popen], limit: float) -> List[str]:
+    try:
+        return [p.communicate(timeout=limit)[0] for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+
+@needs_torch
+def test_two_simulated_slurm_nodes_on_loopback_pass() -> None:
+    procs = slurm_job(nodes=2, per_node=2, timeout=60, start=[0, 1, 2, 3])
+    outputs = finish(procs, 150)
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], outputs
+    table = outputs[0][outputs[0].index("envcheck smoke:") :]
+    assert "4 ranks on 1 host(s), 2 node(s) (launched by slurm, 4 ranks expected)" in table
+    rows = [line.split() for line in table.splitlines()[2:6]]
+    assert [(r[0], r[1]) for r in rows] == [("0", "0"), ("1", "0"), ("2", "1"), ("3", "1")]
+    assert all(float(r[5]) > 0 and float(r[6]) > 0 for r in rows), table  # busbw, link GB/s
+    assert [r[7] for r in rows] == ["->1", "->2", "->3", "->0"]  # the ring's links
+    assert "FAILED" not in table and "MISSING" not in table
+
+
+@needs_torch
+def test_a_node_that_never_starts_is_named_and_nothing_hangs() -> None:
+    began = time.monotonic()
+    procs = slurm_job(nodes=2, per_node=2, timeout=6, start=[0, 1])  # node 1 never starts
+    outputs = finish(procs, 90)
+    assert [p.returncode for p in procs] == [1, 1], outputs
+    last = outputs[0].strip().splitlines()[-1]
+    assert "node(s) 1 of 2 never joined" in last and "ranks 2-3 never reported" in last
+    assert time.monotonic() - began < 60  # bounded by the timeout, not a hang
+    assert not [p for p in psutil.process_iter(["cmdline"]) if _ours(p, procs)]
+
+
+@needs_torch
+def test_a_rank_killed_midway_is_named_and_the_others_report() -> None:
+    procs = slurm_job(nodes=2, per_node=2, timeout=8, start=[0, 1, 2, 3])
+    time.sleep(4)  # joined and working (matmul takes longer)
+    os.killpg(procs[3].pid, signal.SIGKILL)
+    outputs = finish(procs, 120)
+    assert procs[0].returncode == 1 and procs[3].returncode == -signal.SIGKILL, outputs[0]
+    table = outputs[0][outputs[0].index("envcheck smoke:") :]
+    assert "ranks 3 never reported" in table.splitlines()[-1], table
+    assert table.count("MISSING") == 1
+
+
+def _ours(p: psutil.Process, procs: List[subprocess.Popen]) -> bool:
+    try:
+        return p.ppid() in {q.pid for q in procs} or p.pid in {
+            q.pid for q in procs if q.poll() is None
+        }
+    except psutil.Error:
+        return False
