@@ -269,6 +269,7 @@ def check(
         on_smoke=progress,
         manager=manager,
         progress=True,
+        grid=fmt == "html",  # the page draws the releases x variants grid
     )
     if not _emit(report, fmt, junit):
         ctx.exit(exitcodes.INTERNAL)  # the report asked for is missing: CI must not pass
@@ -636,9 +637,10 @@ def healthcheck(ctx, gpus, deep, timeout, state) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "markdown"]),
+    type=click.Choice(["text", "json", "markdown", "html"]),
     default=None,
-    help="text (default), json, or markdown: a reply to paste into the reporter's issue.",
+    help="text (default), json, markdown: a reply to paste into the reporter's issue, or "
+    "html: one self-contained page.",
 )
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
 @click.option(

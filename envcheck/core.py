@@ -36,6 +36,7 @@ from .values import Severity
 
 if TYPE_CHECKING:  # without importing these at run time: the static check stays fast
     from .install import InstallPlan
+    from .install.grid import CompatGrid
     from .requirements import Requirements
     from .smoke.runner import SmokeResult
     from .tables import Tables
@@ -101,6 +102,9 @@ class Report:
     ignored: Tuple[str, ...] = ()  # the codes the selection dropped
     not_run: Tuple[NotRun, ...] = ()  # rules not judged, and why
     diagnosis: Optional[Mapping[str, Any]] = None  # diagnose: what was read from the text
+    # check(grid=True): torch releases x variants on this machine (install.grid); the HTML
+    # report draws it. None when not asked for (it plans ~50 builds: 30-70 ms).
+    grid: Optional[CompatGrid] = None
 
     @property
     def ready(self) -> bool:
@@ -183,6 +187,7 @@ def check(
     manager: str = "pip",
     command: str = "check",
     diagnosis: Optional[Mapping[str, Any]] = None,
+    grid: bool = False,
 ) -> Report:
     """Check a machine (this one, or ``facts`` from elsewhere) and decide everything once.
 
@@ -197,6 +202,7 @@ def check(
     not judged. Default: everything a live probe fills, torch_runtime when ``deep``.
     unstated: details of those sections the report lacks (rules.DETAILS): the rules
     that need them are not judged either.
+    grid: also judge the newest torch releases in every variant here (Report.grid).
     Raises ConfigError (bad requirements), OverrideError / InterpreterError (a bad
     override or ``python``) and TableError (unreadable tables).
     """
@@ -315,7 +321,14 @@ def check(
         ignored=tuple(codes),
         not_run=not_run,
         diagnosis=diagnosis,
+        grid=_grid(facts, tables) if grid else None,
     )
+
+
+def _grid(facts: Facts, tables: Tables) -> CompatGrid:
+    from .install.grid import compat_grid
+
+    return compat_grid(facts, tables)
 
 
 def _group(findings: List[Finding], messages: Mapping[str, Tuple[str, ...]]) -> List[Finding]:

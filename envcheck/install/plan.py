@@ -31,6 +31,7 @@ from packaging.version import Version
 from .. import builds
 from ..compat import (
     INDEX_URL,
+    DriverVerdict,
     arch_coverage,
     build_arch_list,
     driver_drops,
@@ -138,6 +139,8 @@ class InstallPlan:
     # Facts the plan depends on that the tables do not hold ("kernels for sm_120 in
     # 2.5.1+cu124: the arch list of that build is not known"): said, never assumed.
     unverified: List[str] = field(default_factory=list)
+    # When ok is False: why, as a value (no_wheel, driver, kernels, unknown: BLOCKERS).
+    blocker: Optional[str] = None
     passed_over: List[Tuple[str, str]] = field(
         default_factory=list
     )  # (torch, why not), tried first
@@ -266,6 +269,7 @@ def resolve(
         )
     if target is None:
         plan.conflicts.append("PyTorch publishes no wheels for this platform")
+        plan.blocker = NO_WHEEL
         plan.ways_out.append("use Linux (x86_64, aarch64), Windows x86_64 or macOS arm64")
         return plan
     pyv = parse_version(python) if python else None  # None for a mangled one: unknown
@@ -273,6 +277,7 @@ def resolve(
     matching = [r for r in reversed(tables.releases) if _versions(r, spec)]
     if not matching:
         plan.conflicts.append(f"no release in the tables matches {wanted}")
+        plan.blocker = UNKNOWN
         plan.ways_out.append(
             f"releases known: {tables.releases[0].minor} to {tables.newest_release.minor}"
         )
@@ -286,6 +291,7 @@ def resolve(
     ]
     if not usable:
         _python_conflict(plan, matching, target, python, wanted, tables, spec)
+        plan.blocker = NO_WHEEL
         return plan
     near = _parse(wish.near)
     if near is not None:
@@ -302,6 +308,7 @@ def resolve(
         )
         plan.ways_out.append(f"NVIDIA's torch wheels for your JetPack release: {JETPACK_WHEELS}")
         plan.ways_out.append("use the CPU build (--variant cpu)")
+        plan.blocker = UNKNOWN
         return plan
     dropped = driver_drops(facts, tables) if gpu else []
     if dropped and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
@@ -316,6 +323,7 @@ def resolve(
         branch = min(b for *_, b in dropped)
         plan.ways_out.append(f"install an R{branch} driver, then ask again")
         plan.ways_out.append("use the CPU build (--variant cpu)")
+        plan.blocker = DRIVER
         return plan
     predates = _driver_predates(facts, tables) if gpu else ""
     if predates and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
@@ -329,6 +337,7 @@ def resolve(
                 f"driver {needed[1]} or newer also runs {needed[0]} of torch {usable[0].newest}"
             )
         plan.ways_out.append("use the CPU build (--variant cpu)")
+        plan.blocker = DRIVER
         return plan
     tried = plan.passed_over
     picks = []
@@ -385,6 +394,7 @@ def resolve(
             )
         return plan
     plan.conflicts.extend(f"torch {v}: {why}" for v, why in tried)
+    plan.blocker = blocker_of(tried[0][1]) if tried else UNKNOWN
     if wish.manager == "conda" and tried and all(isinstance(w, Unknown) for _, w in tried):
         # Only what the tables do not know stands in the way: say what is known instead.
         plan.unverified.extend(str(why) for _, why in tried)
@@ -564,6 +574,35 @@ class Unknown(str):
     """A reason that is a fact the tables do not hold: the plan is not verified on it."""
 
 
+# Why no build fits, as a value (InstallPlan.blocker): the compatibility grid colours its
+# cells by it and scripts can branch on it without reading the sentences.
+NO_WHEEL = "no_wheel"  # not published for this platform, Python or variant
+DRIVER = "driver"  # the NVIDIA driver is too old: for the build's CUDA, or for the GPU
+KERNELS = "kernels"  # the build has no kernels for a GPU here
+UNKNOWN = "unknown"  # the tables cannot say
+BLOCKERS = (NO_WHEEL, DRIVER, KERNELS, UNKNOWN)
+
+
+class Why(str):
+    """A reason a build does not fit, carrying its blocker (one of BLOCKERS)."""
+
+    blocker: str
+
+    def __new__(cls, text: str, blocker: str) -> Why:
+        self = super().__new__(cls, text)
+        self.blocker = blocker
+        return self
+
+    def __getnewargs__(self) -> Tuple[str, str]:  # type: ignore[override]  # copy, deepcopy
+        return (str(self), self.blocker)
+
+
+def blocker_of(why: Any) -> str:
+    """The blocker a reason carries; UNKNOWN for what the tables do not hold (and for a
+    reason nobody classified: never read as a known cause)."""
+    return why.blocker if isinstance(why, Why) else UNKNOWN
+
+
 def _unknown(why: Any) -> bool:
     return isinstance(why, list) and any(isinstance(w, Unknown) for w in why)
 
@@ -647,16 +686,23 @@ def _pick_variant(facts, tables, release, version, wish, platform, gpu):
                 "PyTorch's pages give no conda command for that platform"
             )
         if not builds:
-            return None, f"the {channel.name} conda channel has no torch {version} for {platform}"
+            return None, Why(
+                f"the {channel.name} conda channel has no torch {version} for {platform}", NO_WHEEL
+            )
         offered = [Variant.parse(b.variant) for b in builds]
         where = f" on the {channel.name} conda channel"
     variant, why = _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
     if variant is not None and where and variant not in offered:
         published = ", ".join(map(str, offered))
-        return None, f"no {variant} build{where} for {platform} (published there: {published})"
+        return None, Why(
+            f"no {variant} build{where} for {platform} (published there: {published})", NO_WHEEL
+        )
     if variant is None and where and isinstance(why, str) and why.startswith("no "):
-        why = why.replace(
-            f" for {platform} (published:", f"{where} for {platform} (published there:"
+        why = Why(
+            why.replace(
+                f" for {platform} (published:", f"{where} for {platform} (published there:"
+            ),
+            blocker_of(why),
         )
     return variant, why
 
@@ -666,9 +712,9 @@ def _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
         wanted = Variant.parse(wish.variant)
         if wanted not in offered:
             published = ", ".join(map(str, offered))
-            return None, f"no {wanted} build for {platform} (published: {published})"
+            return None, Why(f"no {wanted} build for {platform} (published: {published})", NO_WHEEL)
         if wanted.is_cuda and gpu and _driver_predates(facts, tables):
-            return None, _driver_predates(facts, tables)
+            return None, Why(_driver_predates(facts, tables), DRIVER)
         if wanted.is_cuda and gpu:
             verdict = driver_verdict(
                 tables,
@@ -678,15 +724,15 @@ def _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
                 facts.nvidia.cuda_driver_version,
             )
             if verdict.level == "too_old":
-                return None, f"{wanted}: {verdict.basis}"
+                return None, Why(f"{wanted}: {verdict.basis}", DRIVER)
             kernels = _kernels(facts, tables, release, version, wanted, platform)
             if isinstance(kernels, str):
-                return None, f"{wanted}: {kernels}"
-            return wanted, [f"{wanted} as asked", *kernels]
+                return None, Why(f"{wanted}: {kernels}", KERNELS)
+            return wanted, [f"{wanted} as asked", *_driver_unknown(verdict), *kernels]
         if wanted.is_rocm:
             rocm = _rocm_kernels(facts, release, version, wanted)
             if isinstance(rocm, str):
-                return None, f"{wanted}: {rocm}"
+                return None, Why(f"{wanted}: {rocm}", KERNELS)
             return wanted, [f"{wanted} as asked", *rocm]
         return wanted, [f"{wanted} as asked"]
     if platform.is_macos:
@@ -698,14 +744,18 @@ def _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
         return Variant("cpu"), ["no NVIDIA GPU here: the CPU build"]
     predates = _driver_predates(facts, tables)
     if predates:
-        return None, predates
+        return None, Why(predates, DRIVER)
     prefer = torch_variant(facts) if wish.near else None
     cuda_names = [str(v) for v in offered if v.is_cuda]
     variant, reasons = best_cuda_variant(
         facts, tables, release, platform, prefer, version, cuda_names
     )
     if variant is None:
-        return None, "; ".join(reasons) or "no CUDA variant fits"
+        kinds = {blocker_of(r) for r in reasons}
+        return None, Why(
+            "; ".join(reasons) or "no CUDA variant fits",
+            DRIVER if kinds == {DRIVER} else KERNELS if KERNELS in kinds else NO_WHEEL,
+        )
     unknown = _kernels(facts, tables, release, version, variant, platform)
     if unknown:  # no variant of this release is known to fit: this one may
         assert not isinstance(unknown, str)
@@ -731,9 +781,17 @@ def _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
     caps = gpu_capabilities(facts)
     gpus = ", ".join(sorted({f"{n} ({sm_name(c)})" for n, c in caps})) or "the GPUs"
     kept = " (the installed build)" if prefer is not None and variant == prefer else ""
-    return variant, [f"{how}; {gpus} covered by {variant}{kept} -> torch {version}+{variant}"] + [
-        f"skipped {r}" for r in reasons
-    ]
+    return variant, [
+        f"{how}; {gpus} covered by {variant}{kept} -> torch {version}+{variant}",
+        *_driver_unknown(verdict),
+    ] + [f"skipped {r}" for r in reasons]
+
+
+def _driver_unknown(verdict: DriverVerdict) -> List[Unknown]:
+    """A driver the tables cannot judge against a build's CUDA: said, never read as a pass."""
+    if verdict.level != "unknown":
+        return []
+    return [Unknown(f"whether the driver runs CUDA {verdict.cuda}: {verdict.basis}")]
 
 
 def _driver_predates(facts: Facts, tables: Tables) -> str:
@@ -785,7 +843,7 @@ def best_cuda_variant(
             facts.nvidia.cuda_driver_version,
         )
         if verdict.level == "too_old":
-            reasons.append(f"{variant}: {verdict.basis}")
+            reasons.append(Why(f"{variant}: {verdict.basis}", DRIVER))
             continue
         arches: Optional[Sequence[str]] = release.arch_list(
             str(variant), platform.machine, platform.is_windows
@@ -799,7 +857,7 @@ def best_cuda_variant(
                 if arch_coverage(tables, arches, cc).level == "none"
             ]
             if missing:
-                reasons.append(f"{variant}: no kernels for {', '.join(missing)}")
+                reasons.append(Why(f"{variant}: no kernels for {', '.join(missing)}", KERNELS))
                 continue
         elif caps:
             may_fit = may_fit or variant
@@ -917,16 +975,19 @@ def _rocm_variant(facts, release, version, platform):
     gfx = _amd_targets(facts)
     shown = ", ".join(gfx) or "an AMD GPU"
     if str(platform) != "linux-x86_64":
-        return None, f"ROCm builds exist for linux-x86_64 only ({shown} on {platform})"
+        return None, Why(
+            f"ROCm builds exist for linux-x86_64 only ({shown} on {platform})", NO_WHEEL
+        )
     if not release.rocm_variants:
-        known = "not known" if release.rocm_variants is None else "none"
-        return None, f"ROCm builds of {release.minor}: {known}"
+        if release.rocm_variants is None:
+            return None, Unknown(f"ROCm builds of {release.minor}: not known")
+        return None, Why(f"ROCm builds of {release.minor}: none", NO_WHEEL)
     reasons: List[str] = []
     may_fit: Optional[Variant] = None
     for variant in sorted((Variant.parse(v) for v in release.rocm_variants), reverse=True):
         kernels = _rocm_kernels(facts, release, version, variant)
         if isinstance(kernels, str):
-            reasons.append(f"{variant}: {kernels}")
+            reasons.append(Why(f"{variant}: {kernels}", KERNELS))
         elif kernels:
             may_fit = may_fit or variant
         else:
@@ -934,7 +995,7 @@ def _rocm_variant(facts, release, version, platform):
                 f"AMD GPU ({shown}) -> {variant}, whose gfx list has it: torch {version}+{variant}"
             ] + [f"skipped {r}" for r in reasons]
     if may_fit is None:
-        return None, "; ".join(reasons)
+        return None, Why("; ".join(reasons), KERNELS)
     unknown = _rocm_kernels(facts, release, version, may_fit)
     assert isinstance(unknown, list)
     return may_fit, [
@@ -1078,8 +1139,11 @@ def _conda_version(
     ):
         return (
             None,
-            f"the conda build of torch {pick} supports Python {limit} and older only "
-            "(PyTorch's page)",
+            Why(
+                f"the conda build of torch {pick} supports Python {limit} and older only "
+                "(PyTorch's page)",
+                NO_WHEEL,
+            ),
             [],
         )
     skipped = [str(v) for v in versions if v > pick and channel.release(v) is None]

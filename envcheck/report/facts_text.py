@@ -41,6 +41,20 @@ def render_facts(facts: Facts, color: bool = False, width: Optional[int] = None)
     if facts.overrides:
         overridden = "overridden from the environment: " + ", ".join(facts.overrides)
         lines += [s(line, "yellow") for line in wrap(overridden, width, rest="  ")]
+    for section, rows in fact_sections(facts, s):
+        lines.append("")
+        lines.append(s(section, "bold"))
+        for label, value in rows:
+            lead = "  " + label.ljust(_LABEL_WIDTH)
+            row = wrap(value, width, first=lead, rest=" " * len(lead))
+            row[0] = "  " + s(label.ljust(_LABEL_WIDTH), "cyan") + row[0][len(lead) :]
+            lines += row
+    return "\n".join(lines) + "\n"
+
+
+def fact_sections(facts: Facts, s: Style) -> List[Tuple[str, List[Row]]]:
+    """The facts as (section, [(label, value)]): the probe's text and the HTML report show
+    the same rows."""
     sections = [
         ("System", _system(facts.system)),
         ("Python", _python(facts)),
@@ -54,15 +68,7 @@ def render_facts(facts: Facts, color: bool = False, width: Optional[int] = None)
         sections.append(
             ("Probe errors", [(e.step, s(e.message, "red")) for e in facts.probe_errors])
         )
-    for section, rows in sections:
-        lines.append("")
-        lines.append(s(section, "bold"))
-        for label, value in rows:
-            lead = "  " + label.ljust(_LABEL_WIDTH)
-            row = wrap(value, width, first=lead, rest=" " * len(lead))
-            row[0] = "  " + s(label.ljust(_LABEL_WIDTH), "cyan") + row[0][len(lead) :]
-            lines += row
-    return "\n".join(lines) + "\n"
+    return sections
 
 
 def _join(*parts: Optional[str]) -> str:
@@ -179,15 +185,23 @@ def pcie_link(speed: Optional[float], width: Optional[int]) -> Optional[str]:
     return f"{gen} x{width}" if width else gen
 
 
-def topology_matrix(nv: NvidiaFacts) -> str:
-    """The GPU x GPU matrix of ``nvidia-smi topo -m``: NV<links>, PIX, PXB, PHB, NODE, SYS; a
-    pair without P2P is marked with "!" (NVML's P2P read or write not ok)."""
-    cell: Dict[tuple, str] = {}
+def topology_cells(nv: NvidiaFacts) -> Dict[Tuple[int, int], str]:
+    """(a, b) -> the word of ``nvidia-smi topo -m`` for the pair, both ways round: NV<links>,
+    PIX, PXB, PHB, NODE, SYS, "?" when NVML did not say; "!" appended when the pair has no
+    P2P (NVML's read or write status not ok) and talks over PCIe."""
+    cell: Dict[Tuple[int, int], str] = {}
     for p in nv.pairs:
         word = f"NV{p.nvlinks}" if p.path == "NV" and p.nvlinks else (p.path or "?")
         if any(x not in (None, "ok") for x in (p.p2p_read, p.p2p_write)) and p.path != "NV":
             word += "!"
         cell[(p.a, p.b)] = cell[(p.b, p.a)] = word
+    return cell
+
+
+def topology_matrix(nv: NvidiaFacts) -> str:
+    """The GPU x GPU matrix of ``nvidia-smi topo -m``: NV<links>, PIX, PXB, PHB, NODE, SYS; a
+    pair without P2P is marked with "!" (NVML's P2P read or write not ok)."""
+    cell = topology_cells(nv)
     ids = [g.index for g in nv.gpus]
     lines = ["      " + "".join(f"{'GPU' + str(i):>7}" for i in ids)]
     for i in ids:

@@ -56,6 +56,12 @@ def _github(report: Report, color: bool, width: Optional[int]) -> str:
     return github_annotations(report)
 
 
+def _html(report: Report, color: bool, width: Optional[int]) -> str:
+    from .html import render_html
+
+    return render_html(report)
+
+
 FORMATS: Dict[str, Format] = {
     f.name: f
     for f in (
@@ -64,6 +70,7 @@ FORMATS: Dict[str, Format] = {
         Format("markdown", _markdown, "for CI summaries and issue comments"),
         Format("junit", _junit, "JUnit XML: a testcase per rule, skipped when not judged"),
         Format("github", _github, "GitHub Actions workflow annotations"),
+        Format("html", _html, "one self-contained page: findings, charts, topology, grid"),
     )
 }
 
