@@ -162,9 +162,10 @@ def _emit(report, fmt: str, junit: Optional[str]) -> bool:
 
 def _write(path: str, text: str, what: str) -> bool:
     """Write an output file the user asked for; False (and a line on stderr) if it failed."""
+    from ._outfile import write_text
+
     try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_text(path, text)
     except OSError as exc:
         click.echo(f"envcheck: cannot write {what} {path}: {exc.strerror or exc}", err=True)
         return False
@@ -558,8 +559,15 @@ def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
     help="Run across nodes: every rank of a torchrun or srun job (ranks, nodes and the "
     "rendezvous from torchrun's or Slurm's variables).",
 )
+@click.option(
+    "--html",
+    "html",
+    metavar="FILE",
+    callback=lambda ctx, param, value: _output_path(value, "--html"),
+    help="With --distributed: rank 0 also writes a page with a bar per rank to FILE.",
+)
 @click.pass_context
-def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
+def smoke(ctx, as_json, timeout, memory, compile_, distributed, html) -> None:
     """Prove the stack works: matmul, AMP and all_reduce, each in a child with a timeout.
 
     On GPUs: every visible GPU, NCCL all_reduce over all of them. On the CPU: bf16,
@@ -567,6 +575,10 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
     """
     import json
 
+    if html and not distributed:
+        raise click.UsageError(
+            "--html is for --distributed; this machine's page: envcheck check --smoke --format html"
+        )
     if distributed:
         from .smoke.distributed import LaunchError, launched, run
 
@@ -574,7 +586,7 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed) -> None:
             launch = launched()
         except LaunchError as exc:
             raise click.UsageError(f"--distributed runs under torchrun or srun: {exc}") from None
-        ctx.exit(run(timeout, launch))
+        ctx.exit(run(timeout, launch, html))
     from .report.progress import on_terminal
     from .report.smoke_text import result_lines, verdict_line
     from .report.style import use_color

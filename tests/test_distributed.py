@@ -10,14 +10,17 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Dict, List
+from pathlib import Path
+from typing import Dict, List, Sequence
 
 import psutil
 import pytest
 
+from envcheck.report import html
 from envcheck.smoke.distributed import render_table
 from envcheck.smoke.launch import LaunchError, detect, first_host, hosts
 from envcheck.smoke.runner import free_port
+from tests.test_html_report import parse
 
 needs_torch = pytest.mark.skipif(
     importlib.util.find_spec("torch") is None, reason="torch is not installed in this environment"
@@ -153,7 +156,9 @@ def test_the_table_names_missing_nodes_dead_nodes_and_slow_links() -> None:
     assert "SLOW LINK to rank 2 (30%)" in table
 
 
-def slurm_job(nodes: int, per_node: int, timeout: int, start: List[int]) -> List[subprocess.Popen]:
+def slurm_job(
+    nodes: int, per_node: int, timeout: int, start: List[int], extra: Sequence[str] = ()
+) -> List[subprocess.Popen]:
     """The ranks ``start`` of a job of ``nodes`` x ``per_node``, with srun's variables, each
     running `envcheck smoke --distributed` over real gloo on 127.0.0.1."""
     port = free_port()
@@ -184,6 +189,7 @@ def slurm_job(nodes: int, per_node: int, timeout: int, start: List[int]) -> List
                     "--distributed",
                     "--timeout",
                     str(timeout),
+                    *extra,
                 ],
                 env=env,
                 stdout=subprocess.PIPE,
@@ -206,8 +212,11 @@ def finish(procs: List[subprocess.Popen], limit: float) -> List[str]:
 
 
 @needs_torch
-def test_two_simulated_slurm_nodes_on_loopback_pass() -> None:
-    procs = slurm_job(nodes=2, per_node=2, timeout=60, start=[0, 1, 2, 3])
+def test_two_simulated_slurm_nodes_on_loopback_pass(tmp_path: Path) -> None:
+    page = tmp_path / "ranks.html"
+    procs = slurm_job(
+        nodes=2, per_node=2, timeout=60, start=[0, 1, 2, 3], extra=["--html", str(page)]
+    )
     outputs = finish(procs, 150)
     assert [p.returncode for p in procs] == [0, 0, 0, 0], outputs
     table = outputs[0][outputs[0].index("envcheck smoke:") :]
@@ -217,6 +226,70 @@ def test_two_simulated_slurm_nodes_on_loopback_pass() -> None:
     assert all(float(r[5]) > 0 and float(r[6]) > 0 for r in rows), table  # busbw, link GB/s
     assert [r[7] for r in rows] == ["->1", "->2", "->3", "->0"]  # the ring's links
     assert "FAILED" not in table and "MISSING" not in table
+    tree = parse(page.read_text(encoding="utf-8"))  # rank 0 wrote the page: a bar per rank
+    charts = [a["aria-label"] for t, a in tree.elements if t == "svg"]
+    assert charts[:3] == [
+        "matmul TFLOP/s per rank",
+        "all_reduce busbw per rank",
+        "link GB/s per rank",
+    ]
+    assert sum(1 for t, a in tree.elements if t == "rect") == 12
+    assert f'fill="{html.BLUE}"' in page.read_text(encoding="utf-8")
+    last = table.strip().splitlines()[-1]  # loopback timings vary: a link may be called slow
+    words = " ".join(tree.text)
+    assert (
+        ("all ranks ok" in words)
+        if last == "all ranks ok"
+        else (last in words and "problems" in words)
+    )
+
+
+def test_the_rank_page_colours_slow_failed_and_missing_ranks() -> None:
+    records = [
+        dict(
+            rank=0,
+            node=0,
+            host="n0",
+            device="cpu",
+            matmul="passed",
+            all_reduce="passed",
+            tflops=1.0,
+            busbw_gbps=1.0,
+            link_gbps=10.0,
+        ),
+        dict(
+            rank=1,
+            node=0,
+            host="<n1>",
+            device="cpu",
+            matmul="passed",
+            all_reduce="passed",
+            tflops=1.0,
+            busbw_gbps=1.0,
+            link_gbps=2.0,
+        ),
+        dict(
+            rank=2,
+            node=1,
+            host="n2",
+            device="cpu",
+            matmul="failed",
+            all_reduce="passed",
+            error="RuntimeError: boom",
+            busbw_gbps=1.0,
+            link_gbps=10.0,
+        ),
+    ]
+    launch = detect(dict(SLURM, SLURM_NTASKS="4", SLURM_JOB_NUM_NODES="2", SLURM_PROCID="0"))
+    text = html.render_ranks_html(records, launch, [3])
+    tree = parse(text)
+    assert "&lt;n1&gt;" in text and "<n1>" not in text
+    link_chart = text.split('aria-label="link GB/s per rank"')[1].split("</svg>")[0]
+    assert f'fill="{html.AMBER}"' in link_chart  # rank 1's link to rank 2 is slow
+    matmul_chart = text.split('aria-label="matmul TFLOP/s per rank"')[1].split("</svg>")[0]
+    assert "- FAILED" in matmul_chart and "- MISSING" in matmul_chart
+    assert f"background:{html.RED}" in text  # the verdict band
+    assert "ranks 3 never reported" in " ".join(tree.text)
 
 
 @needs_torch

@@ -394,3 +394,31 @@ def test_chromium_renders_a_ready_cpu_machine(tmp_path: Path) -> None:
     color = html.GREEN if report.ready else html.RED
     assert near(rows[20][600], color), rows[20][600]
     assert not near(rows[20][600], html.RED if report.ready else html.GREEN)
+
+
+def test_an_output_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    """--junit (and smoke --html) write through envcheck._outfile: a symbolic link planted at
+    the path is refused, and the file it points to is left as it was."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (tmp_path / "out.xml").symlink_to(victim)
+    run = subprocess.run(
+        [sys.executable, "-m", "envcheck", "check", "--no-deep", "--junit", "out.xml"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 3, run.stderr
+    assert "symbolic link" in run.stderr and "Traceback" not in run.stderr
+    assert victim.read_text() == "keep me"
+    (tmp_path / "plain.xml").write_text("old")
+    run = subprocess.run(
+        [sys.executable, "-m", "envcheck", "check", "--no-deep", "--junit", "plain.xml"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert run.returncode in (0, 1), run.stderr
+    assert (tmp_path / "plain.xml").read_text().startswith("<?xml")

@@ -9,8 +9,9 @@ the links allow, and the compatibility grid (``check(grid=True)``) are all in th
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from .._version import __version__
 from ..findings import Finding
@@ -23,6 +24,7 @@ from .style import Style
 if TYPE_CHECKING:
     from ..core import Report
     from ..install.grid import CompatGrid
+    from ..smoke.launch import Launch
 
 # One palette, named by meaning: the screenshot test looks for these colours.
 GREEN, RED, AMBER, GREY, VIOLET, BLUE = (
@@ -189,34 +191,53 @@ def _smoke(results: Sequence[SmokeResult]) -> str:
 
 
 def _matmul_bars(results: Sequence[SmokeResult]) -> str:
-    bars: List[Tuple[str, float, Optional[float], Optional[float]]] = []
+    bars: List[Bar] = []
     for r in results:
         for key, value in r.figures.items():
             if key.endswith("_tflops") and isinstance(value, (int, float)):
                 dtype = key[: -len("_tflops")]
                 low, high = r.figures.get(f"{key}_min"), r.figures.get(f"{key}_max")
-                bars.append((f"{r.device} {dtype}", float(value), low, high))
+                bars.append(Bar(f"{r.device} {dtype}", float(value), low, high))
+    return bar_chart(bars, "TFLOP/s", "matmul TFLOP/s per device and dtype")
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    value: Optional[float]  # None: no figure (a rank that failed or never came)
+    low: Optional[float] = None  # the spread of the repeats, drawn as a whisker
+    high: Optional[float] = None
+    color: str = BLUE
+    note: str = ""  # written after the value: "SLOW", "MISSING"
+
+
+def bar_chart(bars: Sequence[Bar], unit: str, label: str) -> str:
+    """Horizontal bars, one row each, scaled to the largest value or whisker."""
     if not bars:
         return ""
-    top = max(max(b[1], b[3] or 0) for b in bars) or 1.0
+    ends = [max(b.value or 0, b.high or 0) for b in bars]
+    top = max(ends) or 1.0
     width, row, left = 720, 26, 150
     height = row * len(bars) + 30
-    scale = (width - left - 90) / top
-    out = [_svg_open(width, height, "matmul TFLOP/s per device and dtype")]
-    for i, (label, value, low, high) in enumerate(bars):
+    scale = (width - left - 200) / top
+    out = [_svg_open(width, height, label)]
+    for i, (b, end) in enumerate(zip(bars, ends)):
         y = 10 + i * row
-        out.append(f'<text x="{left - 8}" y="{y + 15}" text-anchor="end">{_e(label)}</text>')
-        out.append(
-            f'<rect x="{left}" y="{y + 3}" width="{max(value * scale, 1):.1f}" height="16" fill="{BLUE}"/>'
-        )
-        if isinstance(low, (int, float)) and isinstance(high, (int, float)):
-            x1, x2 = left + low * scale, left + high * scale
+        out.append(f'<text x="{left - 8}" y="{y + 15}" text-anchor="end">{_e(b.label)}</text>')
+        if b.value is not None:
             out.append(
-                f'<line x1="{x1:.1f}" x2="{x2:.1f}" y1="{y + 11}" y2="{y + 11}" stroke="#1f2328" stroke-width="2"/>'
+                f'<rect x="{left}" y="{y + 3}" width="{max(b.value * scale, 1):.1f}" height="16" '
+                f'fill="{b.color}"/>'
             )
-        end = max(value, high if isinstance(high, (int, float)) else 0)
-        out.append(f'<text x="{left + end * scale + 6:.1f}" y="{y + 15}">{value:.3g}</text>')
-    out.append(f'<text x="{left}" y="{height - 6}" class="muted">TFLOP/s</text></svg>')
+        if b.low is not None and b.high is not None:
+            out.append(
+                f'<line x1="{left + b.low * scale:.1f}" x2="{left + b.high * scale:.1f}" '
+                f'y1="{y + 11}" y2="{y + 11}" stroke="#1f2328" stroke-width="2"/>'
+            )
+        text = f"{b.value:.3g}" if b.value is not None else "-"
+        text += f" {b.note}" if b.note else ""
+        out.append(f'<text x="{left + end * scale + 6:.1f}" y="{y + 15}">{_e(text)}</text>')
+    out.append(f'<text x="{left}" y="{height - 6}">{_e(unit)}</text></svg>')
     return "".join(out)
 
 
@@ -395,3 +416,61 @@ def _not_run(report: Report) -> str:
         f'<li><span class="code">{_e(n.code)}</span>: {_e(n.why)}</li>' for n in report.not_run
     )
     return _section("not-run", "Not judged", [f"<ul>{items}</ul>"])
+
+
+# ------------------------------------------------------------------------------ ranks
+
+
+def render_ranks_html(
+    records: List[Dict[str, Any]], launch: Optional[Launch] = None, missing: Sequence[int] = ()
+) -> str:
+    """`smoke --distributed --html FILE`: the rank table, a bar per rank for matmul, busbw
+    and the link to the next rank (slow in amber, failed or missing in red), and the busbw
+    curve rank 0 measured. The verdicts are judge_ranks', as in the text table."""
+    from ..smoke.distributed import judge_ranks, render_table
+
+    j = judge_ranks(records, launch, list(missing))
+    by_rank = {r["rank"]: r for r in records}
+    tone = GREEN if j.ok else RED
+    title = f"envcheck smoke --distributed: {'all ranks ok' if j.ok else 'problems'}"
+
+    def bars(key: str) -> List[Bar]:
+        out = []
+        for rank in range(j.world):
+            r, verdict = by_rank.get(rank, {}), j.verdicts[rank]
+            color = BLUE if verdict == "ok" else AMBER if verdict.startswith("SLOW") else RED
+            note = "" if verdict == "ok" else verdict.split(":")[0].split(" (")[0]
+            value = r.get(key)
+            out.append(Bar(f"rank {rank} {r.get('host', '?')}"[:24], value, color=color, note=note))
+        return out
+
+    body = [
+        f"<pre>{_e(render_table(records, launch, list(missing)))}</pre>",
+        "<h3>matmul per rank</h3>",
+        bar_chart(bars("tflops"), "TFLOP/s", "matmul TFLOP/s per rank"),
+        "<h3>all_reduce peak busbw per rank</h3>",
+        bar_chart(bars("busbw_gbps"), "GB/s", "all_reduce busbw per rank"),
+        "<h3>send to the next rank (ring)</h3>",
+        bar_chart(bars("link_gbps"), "GB/s", "link GB/s per rank"),
+    ]
+    first = by_rank.get(0, {})
+    if first.get("sizes"):
+        body += [
+            "<h3>all_reduce busbw by message size (rank 0)</h3>",
+            busbw_chart({"sizes": first["sizes"]}),
+        ]
+    return (
+        "\n".join(
+            [
+                "<!DOCTYPE html>",
+                '<html lang="en"><head><meta charset="utf-8">',
+                f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+                f'<header class="verdict" id="verdict" style="background:{tone}">',
+                f"<h1>{_e(title)}</h1><p>{_e('; '.join(j.problems) or 'no slow, failed or missing rank')}</p>",
+                "</header><main>",
+                _section("ranks", f"{j.world} ranks on {j.hosts} host(s), {j.nodes} node(s)", body),
+                f'<p class="muted">envcheck {_e(__version__)}</p></main></body></html>',
+            ]
+        )
+        + "\n"
+    )

@@ -20,7 +20,9 @@ import json
 import os
 import socket
 import statistics
+import sys
 import time
+from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional
 
 from ..values import int_ranges
@@ -47,8 +49,9 @@ def launched(env: Optional[Mapping[str, str]] = None) -> Launch:
     return launch
 
 
-def run(timeout: float = 120.0, launch: Optional[Launch] = None) -> int:
-    """Join the job, run the workloads, report; 0 when every rank passed, else 1."""
+def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[str] = None) -> int:
+    """Join the job, run the workloads, report; 0 when every rank passed, else 1. ``html``:
+    rank 0 also writes the page of envcheck.report.html.render_ranks_html there."""
     import torch
     import torch.distributed as dist
 
@@ -79,7 +82,9 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None) -> int:
         missing = _await(store, "joined", launch.world_size, timeout)
         store.set("envcheck/start", json.dumps(missing))
         if missing:
-            print(render_table(_collect(store, "joined", launch.world_size), launch, missing))
+            joined = _collect(store, "joined", launch.world_size)
+            print(render_table(joined, launch, missing))
+            _page(html, joined, launch, missing)
             return 1
     else:
         store.wait(["envcheck/start"], wait)
@@ -102,6 +107,8 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None) -> int:
     missing = _await(store, "record", launch.world_size, timeout)
     records = _collect(store, "record", launch.world_size)
     print(render_table(records, launch, missing))
+    if not _page(html, records, launch, missing):
+        return 1
     return 0 if not missing and all(_passed(r) for r in records) else 1
 
 
@@ -128,6 +135,23 @@ def _workloads(record: Dict[str, Any], device: str, launch: Launch) -> None:
         record["link_gbps"] = ring_link(device, launch.rank, launch.world_size)
     except Exception as exc:
         record.update(link="failed", error=f"{type(exc).__name__}: {exc}"[:300])
+
+
+def _page(
+    path: Optional[str], records: List[Dict[str, Any]], launch: Launch, missing: List[int]
+) -> bool:
+    """Rank 0 writes the HTML page asked for; False (and one line) when it cannot."""
+    if not path:
+        return True
+    from .._outfile import write_text
+    from ..report.html import render_ranks_html
+
+    try:
+        write_text(path, render_ranks_html(records, launch, missing))
+    except OSError as exc:
+        print(f"envcheck: cannot write --html {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def ring_link(device: str, rank: int, world: int) -> Optional[float]:
@@ -181,13 +205,30 @@ def _collect(store: Any, kind: str, world: int) -> List[Dict[str, Any]]:
     ]
 
 
-def render_table(
+@dataclass
+class RankJudgement:
+    """What rank 0 concludes from the records: a verdict per rank ("ok", "SLOW (..)", "SLOW
+    LINK to rank N (..)", "FAILED: ..", "MISSING") and the problems in one list. The text
+    table and the HTML page both show this; neither judges again."""
+
+    world: int
+    verdicts: Dict[int, str]
+    problems: List[str]
+    hosts: int
+    nodes: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def judge_ranks(
     records: List[Dict[str, Any]],
     launch: Optional[Launch] = None,
     missing: Optional[List[int]] = None,
-) -> str:
-    """One line per rank, then what is wrong: failed and missing ranks, nodes without a working
-    rank, ranks and links slower than 80% of the median."""
+) -> RankJudgement:
+    """Failed and missing ranks, nodes without a working rank, ranks and links slower than
+    80% of the median."""
     missing = list(missing or [])
     by_rank = {r["rank"]: r for r in records}
     speeds = [r["tflops"] for r in records if r.get("tflops")]
@@ -196,22 +237,12 @@ def render_table(
     link_median = statistics.median(link_speeds) if link_speeds else None
     world = launch.world_size if launch else len(records) + len(missing)
     nodes_seen = {r["node"] for r in records}
-    head = f"envcheck smoke: {len(records)} ranks on {len({r['host'] for r in records})} host(s), "
-    head += f"{len(nodes_seen)} node(s)"
-    if launch:
-        head += f" (launched by {launch.launcher}, {world} ranks expected)"
-    lines = [
-        head,
-        f"{'rank':>4} {'node':>4} {'host':20} {'device':8} {'matmul TFLOP/s':>15} "
-        f"{'busbw GB/s':>11} {'link GB/s':>14}  verdict",
-    ]
-    problems = []
+    verdicts: Dict[int, str] = {}
+    problems: List[str] = []
     for rank in range(world):
         r = by_rank.get(rank)
         if r is None:
-            lines.append(
-                f"{rank:>4} {'?':>4} {'-':20} {'-':8} {'-':>15} {'-':>11} {'-':>14}  MISSING"
-            )
+            verdicts[rank] = "MISSING"
             continue
         verdict = "ok"
         if not _passed(r):
@@ -228,13 +259,7 @@ def render_table(
                 f"link rank {rank} -> {(rank + 1) % world} ({r['host']} -> "
                 f"{nxt.get('host', '?')}) is slow"
             )
-        tflops = f"{r['tflops']:.3f}" if r.get("tflops") is not None else "-"
-        busbw = f"{r['busbw_gbps']:.3f}" if r.get("busbw_gbps") is not None else "-"
-        to = f"{link:.3f} ->{(rank + 1) % world}" if link is not None else "-"
-        lines.append(
-            f"{rank:>4} {r['node']:>4} {r['host'][:20]:20} {r['device']:8} {tflops:>15} "
-            f"{busbw:>11} {to:>14}  {verdict}"
-        )
+        verdicts[rank] = verdict
     if missing:
         problems.insert(0, f"ranks {int_ranges(missing, ', ')} never reported (within the timeout)")
     expected_nodes = launch.nodes if launch else None
@@ -244,5 +269,40 @@ def render_table(
     dead = sorted(n for n in nodes_seen if not any(_passed(r) for r in records if r["node"] == n))
     if dead:
         problems.insert(0, f"node(s) {int_ranges(dead, ', ')}: no rank passed")
-    lines.append("all ranks ok" if not problems else "; ".join(problems))
+    hosts = len({r["host"] for r in records})
+    return RankJudgement(world, verdicts, problems, hosts, len(nodes_seen))
+
+
+def render_table(
+    records: List[Dict[str, Any]],
+    launch: Optional[Launch] = None,
+    missing: Optional[List[int]] = None,
+) -> str:
+    """One line per rank with its verdict (judge_ranks), then what is wrong."""
+    j = judge_ranks(records, launch, missing)
+    by_rank = {r["rank"]: r for r in records}
+    head = f"envcheck smoke: {len(records)} ranks on {j.hosts} host(s), {j.nodes} node(s)"
+    if launch:
+        head += f" (launched by {launch.launcher}, {j.world} ranks expected)"
+    lines = [
+        head,
+        f"{'rank':>4} {'node':>4} {'host':20} {'device':8} {'matmul TFLOP/s':>15} "
+        f"{'busbw GB/s':>11} {'link GB/s':>14}  verdict",
+    ]
+    for rank in range(j.world):
+        r = by_rank.get(rank)
+        if r is None:
+            lines.append(
+                f"{rank:>4} {'?':>4} {'-':20} {'-':8} {'-':>15} {'-':>11} {'-':>14}  MISSING"
+            )
+            continue
+        link = r.get("link_gbps")
+        tflops = f"{r['tflops']:.3f}" if r.get("tflops") is not None else "-"
+        busbw = f"{r['busbw_gbps']:.3f}" if r.get("busbw_gbps") is not None else "-"
+        to = f"{link:.3f} ->{(rank + 1) % j.world}" if link is not None else "-"
+        lines.append(
+            f"{rank:>4} {r['node']:>4} {r['host'][:20]:20} {r['device']:8} {tflops:>15} "
+            f"{busbw:>11} {to:>14}  {j.verdicts[rank]}"
+        )
+    lines.append("all ranks ok" if j.ok else "; ".join(j.problems))
     return "\n".join(lines)
