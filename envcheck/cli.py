@@ -520,6 +520,25 @@ def installed_mismatches(plan, facts) -> list:
     return wrong
 
 
+def _with_expected(tables, timeout: float):
+    """The all_reduce result with the busbw this machine's links allow (core.with_expected),
+    as `check --smoke` shows it: the links are probed (NVML and sysfs, no torch) once, when
+    the first all_reduce result arrives."""
+    from .core import with_expected
+    from .probes import probe
+
+    facts: list = []
+
+    def add(result):
+        if result.name != "all_reduce" or result.status != "passed":
+            return result
+        if not facts:
+            facts.append(probe(deep=False, timeout=timeout))
+        return with_expected(result, facts[0], tables)
+
+    return add
+
+
 def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
     """Run the suite; on a terminal show what runs and for how long, and hand each
     finished result to ``on_result`` (so results appear as they come)."""
@@ -594,8 +613,11 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed, html) -> None:
     extras = [n for n, on in (("memory", memory), ("compile", compile_)) if on]
     color = use_color(sys.stdout)
 
+    tables = _load_tables(ctx)
+    expected = _with_expected(tables, timeout)
+
     def show(result) -> None:  # each result as soon as its test is done
-        for line in result_lines(result, color):
+        for line in result_lines(expected(result), color):
             click.echo(line, color=color)
 
     results = _run_smoke(
@@ -604,6 +626,7 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed, html) -> None:
         show_progress=on_terminal(),
         on_result=None if as_json else show,
     )
+    results = [expected(r) for r in results]
     failed = any(r.failed for r in results)
     if as_json:
         from .report.documents import smoke_document

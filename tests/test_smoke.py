@@ -284,6 +284,14 @@ def test_cli_smoke_json_and_exit_code() -> None:
         "amp",
         "all_reduce",
     ]
+    # the busbw the links allow, as `check --smoke` gives it: here, why it is not known
+    figures = data["results"][2]["figures"]
+    assert "gloo on the CPU within one host" in figures["expected_unknown"]
+
+
+def test_cli_smoke_html_needs_distributed() -> None:
+    out = envcheck("smoke", "--html", "page.html")
+    assert out.returncode == 2 and "check --smoke --format html" in out.stderr
 
 
 def test_cli_distributed_outside_torchrun_is_a_usage_error() -> None:
