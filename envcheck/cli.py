@@ -137,6 +137,17 @@ def _output_path(path: Optional[str], what: str) -> Optional[str]:
     return path
 
 
+def _output_option(flag: str, help: str):
+    """An output FILE option, checked (``_output_path``) before any work is done."""
+    return click.option(
+        flag,
+        flag.lstrip("-"),
+        metavar="FILE",
+        callback=lambda ctx, param, value: _output_path(value, flag),
+        help=help,
+    )
+
+
 def _emit(report, fmt: str, junit: Optional[str]) -> bool:
     """Exactly one format on stdout; the JUnit file, GitHub annotations (stderr) and step
     summary beside it. A format renders the Report; it decides nothing."""
@@ -190,13 +201,7 @@ def _run_core(ctx: click.Context, **kwargs):
 
 @cli.command(context_settings=CONTEXT)
 @_format_option
-@click.option(
-    "--junit",
-    "junit",
-    metavar="FILE",
-    callback=lambda ctx, param, value: _output_path(value, "--junit"),
-    help="Also write a JUnit XML report to FILE (its folder is made if missing).",
-)
+@_output_option("--junit", "Also write a JUnit XML report to FILE (its folder is made if missing).")
 @click.option(
     "--config",
     "config",
@@ -578,12 +583,8 @@ def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
     help="Run across nodes: every rank of a torchrun or srun job (ranks, nodes and the "
     "rendezvous from torchrun's or Slurm's variables).",
 )
-@click.option(
-    "--html",
-    "html",
-    metavar="FILE",
-    callback=lambda ctx, param, value: _output_path(value, "--html"),
-    help="With --distributed: rank 0 also writes a page with a bar per rank to FILE.",
+@_output_option(
+    "--html", "With --distributed: rank 0 also writes a page with a bar per rank to FILE."
 )
 @click.pass_context
 def smoke(ctx, as_json, timeout, memory, compile_, distributed, html) -> None:

@@ -75,6 +75,17 @@ def smoke_results(world: int) -> List[SmokeResult]:
     return [*matmul, reduce]
 
 
+def envcheck(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """The real CLI in a child process."""
+    return subprocess.run(
+        [sys.executable, "-m", "envcheck", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+    )
+
+
 def page(facts: Facts, **kwargs) -> str:
     report = report_of(facts, grid=True, **kwargs)
     return render(report, "html")
@@ -191,13 +202,7 @@ def test_diagnose_renders_a_pasted_report_as_html(tmp_path: Path) -> None:
         "UserWarning: NVIDIA GeForce GTX 1080 Ti with CUDA capability sm_61 is not compatible "
         "with the current PyTorch installation. <img src=x onerror=alert(1)>\n"
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "envcheck", "diagnose", "--format", "html", str(report)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    run = envcheck(ROOT, "diagnose", "--format", "html", str(report))
     assert run.returncode == 1, run.stderr
     tree = parse(run.stdout)
     assert not any(t == "img" for t, _ in tree.elements)
@@ -206,13 +211,7 @@ def test_diagnose_renders_a_pasted_report_as_html(tmp_path: Path) -> None:
 
 
 def test_check_cli_writes_the_page(tmp_path: Path) -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "envcheck", "check", "--no-deep", "--format", "html"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    run = envcheck(tmp_path, "check", "--no-deep", "--format", "html")
     assert run.returncode in (0, 1), run.stderr
     tree = parse(run.stdout)
     assert {"verdict", "grid", "facts"} <= ids(tree)
@@ -402,23 +401,11 @@ def test_an_output_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     (tmp_path / "out.xml").symlink_to(victim)
-    run = subprocess.run(
-        [sys.executable, "-m", "envcheck", "check", "--no-deep", "--junit", "out.xml"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    run = envcheck(tmp_path, "check", "--no-deep", "--junit", "out.xml")
     assert run.returncode == 3, run.stderr
     assert "symbolic link" in run.stderr and "Traceback" not in run.stderr
     assert victim.read_text() == "keep me"
     (tmp_path / "plain.xml").write_text("old")
-    run = subprocess.run(
-        [sys.executable, "-m", "envcheck", "check", "--no-deep", "--junit", "plain.xml"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    run = envcheck(tmp_path, "check", "--no-deep", "--junit", "plain.xml")
     assert run.returncode in (0, 1), run.stderr
     assert (tmp_path / "plain.xml").read_text().startswith("<?xml")
