@@ -392,7 +392,7 @@ MACHINES.update(
         "2xRTX3090-no-p2p": {  # across CPUs, the chipset does not route P2P
             "driver": "550.54.15",
             "cuda": 12040,
-            "gpus": [geforce(i, "NVIDIA GeForce RTX 3090") for i in range(2)],
+            "gpus": [dict(geforce(i, "NVIDIA GeForce RTX 3090"), cc=(8, 6)) for i in range(2)],
             "topology": {"0-1": 50},
             "p2p": {"0-1": (1, 1, 5)},
         },
