@@ -208,6 +208,8 @@ def test_diagnose_renders_a_pasted_report_as_html(tmp_path: Path) -> None:
     assert not any(t == "img" for t, _ in tree.elements)
     assert "sm_61" in run.stdout
     assert "grid" not in ids(tree)  # a grid for a guessed machine: never
+    said = " ".join(tree.text)
+    assert "Not in the text:" in said and "No install command" in said
 
 
 def test_check_cli_writes_the_page(tmp_path: Path) -> None:

@@ -91,6 +91,7 @@ def render_html(report: Report) -> str:
         f'<header class="verdict" id="verdict" style="background:{VERDICT[tone]}">',
         f"<h1>{_e(title)}</h1><p>{_e(report.counts_text())}</p><p>{_e(machine)}</p></header>",
         "<main>",
+        _diagnosis(report),
         _findings(report),
         _install(report),
         _smoke(report.smoke),
@@ -114,6 +115,27 @@ def _section(ident: str, heading: str, body: Iterable[str]) -> str:
 
 
 # ------------------------------------------------------------------------------ findings
+
+
+def _diagnosis(report: Report) -> str:
+    """A pasted report: what was read from it, and what it did not say (so which checks
+    could not run, and why no install command is given)."""
+    d = report.diagnosis
+    if not d:
+        return ""
+    items = [f"<li>Read from the text: {_e(', '.join(d.get('read', [])))}</li>"]
+    if d.get("missing"):
+        items.append(
+            f"<li>Not in the text: {_e(', '.join(d['missing']))}; checks not run: "
+            f"{_e(', '.join(d.get('not_judged', [])))}</li>"
+        )
+    items += [f"<li>{_e(n)}</li>" for n in d.get("notes", [])]
+    if d.get("command_needs"):
+        items.append(
+            "<li>No install command: it would be for a guessed machine; the text does not say "
+            f"{_e(', '.join(d['command_needs']))}</li>"
+        )
+    return _section("diagnosis", "The pasted report", [f"<ul>{''.join(items)}</ul>"])
 
 
 def _findings(report: Report) -> str:
