@@ -34,6 +34,10 @@ step "envcheck check --smoke --json"
 start=$(date +%s%N)
 timeout 240 "$PY" -m envcheck check --smoke --json > "$out/check.json"; echo "exit $? in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
+step "envcheck check --format html (topology matrix and compatibility grid of this machine)"
+start=$(date +%s%N)
+timeout 120 "$PY" -m envcheck check --format html > "$out/report.html"; echo "exit $? in $(( ($(date +%s%N) - start) / 1000000 )) ms, $(wc -c < "$out/report.html") bytes"
+
 step "a hand-written bf16 matmul loop (CUDA events, 8192^3, 50 iterations after 10)"
 timeout 60 "$PY" - > "$out/reference.json" <<'EOF'
 import json, torch
@@ -84,8 +88,13 @@ for r in smoke:
         sizes = r["figures"].get("sizes") or []
         for s in sizes:
             print(f"all_reduce {s['bytes']:>12} B  algbw {s['algbw_gbps']:8.2f}  busbw {s['busbw_gbps']:8.2f} GB/s")
-        expected = r["figures"].get("expected_busbw_gbps")
-        print("expected busbw:", expected, r["figures"].get("expected_basis"))
+        f = r["figures"]
+        if f.get("expected_busbw_gbps"):
+            peak = max(s["busbw_gbps"] for s in sizes) if sizes else 0
+            print(f"expected busbw {f['expected_busbw_gbps']} GB/s ({f.get('expected_basis')}); "
+                  f"peak measured {peak:.1f}, ratio {peak / f['expected_busbw_gbps']:.2f}")
+        else:
+            print("expected busbw: not known:", f.get("expected_unknown"))
         nccl = out / "nccl_tests.txt"
         if nccl.exists() and sizes:
             rows = [l.split() for l in nccl.read_text().splitlines() if re.match(r"\s+\d+\s+\d+\s+float", l)]
