@@ -198,7 +198,24 @@ def slurm_job(
                 start_new_session=True,
             )
         )
+    for p in procs:
+        p.port = port  # type: ignore[attr-defined]
     return procs
+
+
+def joined(procs: List[subprocess.Popen], rank: int) -> None:
+    """Wait until ``rank`` has registered in the job's store (as rank 0 sees it)."""
+    import datetime
+
+    from torch.distributed import TCPStore
+
+    store = TCPStore(
+        "127.0.0.1",
+        procs[0].port,
+        is_master=False,
+        timeout=datetime.timedelta(seconds=60),  # type: ignore[attr-defined]
+    )
+    store.wait([f"envcheck/joined/{rank}"])
 
 
 def finish(procs: List[subprocess.Popen], limit: float) -> List[str]:
@@ -305,9 +322,19 @@ def test_a_node_that_never_starts_is_named_and_nothing_hangs() -> None:
 
 
 @needs_torch
+def test_a_rank_whose_rank_0_never_starts_says_so_in_one_line() -> None:
+    procs = slurm_job(nodes=2, per_node=1, timeout=2, start=[1])  # rank 0's node never starts
+    (output,) = finish(procs, 90)
+    assert procs[0].returncode == 1, output
+    assert "rank 1 could not reach rank 0's store at 127.0.0.1:" in output
+    assert "Traceback" not in output
+
+
+@needs_torch
 def test_a_rank_killed_midway_is_named_and_the_others_report() -> None:
     procs = slurm_job(nodes=2, per_node=2, timeout=8, start=[0, 1, 2, 3])
-    time.sleep(4)  # joined and working (matmul takes longer)
+    joined(procs, 3)
+    time.sleep(1)  # working: the process group, then matmul's window
     os.killpg(procs[3].pid, signal.SIGKILL)
     outputs = finish(procs, 120)
     assert procs[0].returncode == 1 and procs[3].returncode == -signal.SIGKILL, outputs[0]

@@ -62,14 +62,25 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
     if cuda:
         torch.cuda.set_device(device)
     wait = datetime.timedelta(seconds=timeout)
-    store = dist.TCPStore(
-        launch.master_addr,
-        launch.master_port,
-        launch.world_size,
-        is_master=launch.rank == 0,
-        timeout=wait,
-        wait_for_workers=False,
-    )
+    # Rank 0 decides within `timeout` of its own start whether everyone came; the others wait
+    # for that decision longer, so a rank that started first does not give up just before it.
+    decision = datetime.timedelta(seconds=2 * timeout + 10)
+    try:
+        store = dist.TCPStore(
+            launch.master_addr,
+            launch.master_port,
+            launch.world_size,
+            is_master=launch.rank == 0,
+            timeout=decision,
+            wait_for_workers=False,
+        )
+    except RuntimeError as exc:  # rank 0's store never came up (DistError is one)
+        print(
+            f"envcheck smoke: rank {launch.rank} could not reach rank 0's store at "
+            f"{launch.master_addr}:{launch.master_port}: {str(exc).splitlines()[0][:200]}",
+            file=sys.stderr,
+        )
+        return 1
     record: Dict[str, Any] = {
         "rank": launch.rank,
         "node": launch.node,
@@ -87,21 +98,35 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
             _page(html, joined, launch, missing)
             return 1
     else:
-        store.wait(["envcheck/start"], wait)
+        try:
+            store.wait(["envcheck/start"], decision)
+        except RuntimeError:  # DistStoreError: the wait timed out
+            print(
+                f"envcheck smoke: rank {launch.rank}: rank 0 gave no start within "
+                f"{decision.total_seconds():g} s (it names the missing ranks)",
+                file=sys.stderr,
+            )
+            return 1
         if json.loads(store.get("envcheck/start")):
             return 1  # rank 0 names the ranks that never came
-    dist.init_process_group(
-        "nccl" if cuda else "gloo",
-        store=dist.PrefixStore("envcheck/pg", store),
-        rank=launch.rank,
-        world_size=launch.world_size,
-        timeout=wait,
-    )
-    try:
-        _workloads(record, device, launch)
-    finally:
+    store.set_timeout(wait)  # from here on, a rank that does not answer fails after `timeout`
+    try:  # a rank that dies after joining leaves the others here: they report, not crash
+        dist.init_process_group(
+            "nccl" if cuda else "gloo",
+            store=dist.PrefixStore("envcheck/pg", store),
+            rank=launch.rank,
+            world_size=launch.world_size,
+            timeout=wait,
+        )
+    except RuntimeError as exc:
+        record["error"] = f"process group: {type(exc).__name__}: {exc}"[:300]
         store.set(f"envcheck/record/{launch.rank}", json.dumps(record))
-        dist.destroy_process_group()
+    else:
+        try:
+            _workloads(record, device, launch)
+        finally:
+            store.set(f"envcheck/record/{launch.rank}", json.dumps(record))
+            dist.destroy_process_group()
     if launch.rank != 0:
         return 0 if _passed(record) else 1
     missing = _await(store, "record", launch.world_size, timeout)
