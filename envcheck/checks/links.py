@@ -25,8 +25,10 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     findings = _degraded(gpus)
     if len(facts.nvidia.gpus) >= 2:  # peer-to-peer needs two
         findings += _acs(gpus) + _iommu(gpus, facts.system.iommu_cmdline)
-        by_index = {g.index: g for g in facts.nvidia.gpus}
-        findings += _p2p(facts.nvidia.pairs, by_index) + _geforce(facts.nvidia.pairs, by_index)
+        consumer = {
+            g.index: tables.gpu_segment(g.name or "") == "consumer" for g in facts.nvidia.gpus
+        }
+        findings += _p2p(facts.nvidia.pairs, consumer) + _geforce(facts, consumer)
     findings += _nvlink_down(facts.nvidia.gpus, facts.nvidia.pairs)
     findings += _nic_numa(facts)
     return findings
@@ -103,18 +105,14 @@ P2P_WHY = {
 }
 
 
-def geforce(gpu: GpuFacts) -> bool:
-    """GeForce and TITAN cards: NVIDIA does not support P2P over PCIe on them."""
-    name = (gpu.name or "").lower()
-    return "geforce" in name or "titan" in name
-
-
 def _pair_name(pair: GpuPairFacts) -> str:
     return f"GPU {pair.a} <-> GPU {pair.b} ({pair.path or 'path unknown'})"
 
 
-def _p2p(pairs: List[GpuPairFacts], gpus: Dict[int, GpuFacts]) -> List[Finding]:
-    """Pairs NVML says cannot read or write each other's memory directly."""
+def _p2p(pairs: List[GpuPairFacts], consumer: Dict[int, bool]) -> List[Finding]:
+    """Pairs NVML says cannot read or write each other's memory directly. ``consumer``: GPU
+    index -> the GPU table calls it a consumer card (GeForce, TITAN), where NVIDIA does not
+    support P2P over PCIe; a GPU the table does not know is not taken for one."""
     blocked = [
         p
         for p in pairs
@@ -123,7 +121,7 @@ def _p2p(pairs: List[GpuPairFacts], gpus: Dict[int, GpuFacts]) -> List[Finding]:
     if not blocked:
         return []
     words = sorted({s for p in blocked for s in (p.p2p_read, p.p2p_write) if s and s != "ok"})
-    consumer = all(geforce(gpus[i]) for p in blocked for i in (p.a, p.b) if i in gpus)
+    all_consumer = all(consumer.get(i, False) for p in blocked for i in (p.a, p.b))
     regkey = "disabled_by_regkey" in words
     fix = (
         "Remove the driver setting that disables P2P (NVreg_RegistryDwords in "
@@ -131,7 +129,7 @@ def _p2p(pairs: List[GpuPairFacts], gpus: Dict[int, GpuFacts]) -> List[Finding]:
         if regkey
         else "Expected on GeForce cards: NVIDIA supports P2P over PCIe only on data-center and "
         "workstation GPUs (or over NVLink). "
-        if consumer
+        if all_consumer
         else "Run the job's GPUs under one PCIe switch or one CPU (pick them with "
         "CUDA_VISIBLE_DEVICES from `nvidia-smi topo -m`), or check the BIOS settings for "
         "PCIe peer-to-peer. "
@@ -147,23 +145,22 @@ def _p2p(pairs: List[GpuPairFacts], gpus: Dict[int, GpuFacts]) -> List[Finding]:
             + ([f"... and {len(blocked) - 12} more pairs"] if len(blocked) > 12 else []),
             fix + "NCCL then copies through host memory (its SHM transport): collectives work "
             "but are slower, and need room in /dev/shm.",
-            severity="info" if consumer and not regkey else None,
+            severity="info" if all_consumer and not regkey else None,
         )
     ]
 
 
-def _geforce(pairs: List[GpuPairFacts], gpus: Dict[int, GpuFacts]) -> List[Finding]:
+def _geforce(facts: Facts, consumer: Dict[int, bool]) -> List[Finding]:
     """GeForce pairs whose P2P over PCIe the driver reports as available: known to hang
     NCCL or give wrong results on some cards and drivers (RTX 4090: NVIDIA/nccl-tests#117)."""
     risky = [
         p
-        for p in pairs
-        if p.path != "NV"
-        and p.p2p_read == "ok"
-        and all(geforce(gpus[i]) for i in (p.a, p.b) if i in gpus)
+        for p in facts.nvidia.pairs
+        if p.path != "NV" and p.p2p_read == "ok" and consumer.get(p.a) and consumer.get(p.b)
     ]
     if not risky:
         return []
+    gpus = {g.index: g for g in facts.nvidia.gpus}
     names = sorted({gpus[i].name or "unknown" for p in risky for i in (p.a, p.b) if i in gpus})
     return [
         RULES["LNK005"](
