@@ -246,15 +246,19 @@ def test_shm_floor_for_nccl_follows_the_gpu_count_and_p2p(tmp_path: Path) -> Non
     from envcheck.checks import system
 
     facts = probe(tmp_path, "4xRTX4090")
-    assert system.nccl_shm_floor(facts) == 0  # every pair talks P2P
+    assert system.nccl_shm_floor(facts, TABLES) == 0  # every pair talks P2P
     facts = probe(tmp_path, "2xRTX3090-no-p2p")
-    assert system.nccl_shm_floor(facts) == 2 * 2 * 9_637_892
+    facts.system.machine = "x86_64"
+    assert system.nccl_shm_floor(facts, TABLES) == 2 * 2 * 9_637_892
     facts.system.shm_total = facts.system.shm_free = 64 * 1024**2  # Docker's default
     (sys001,) = [f for f in system.check(facts, TABLES) if f.code == "SYS001"]
     assert str(sys001.severity) == "error"
     assert any("needs at least 36.8 MiB for 2 GPUs" in e for e in sys001.evidence), sys001.evidence
     big = probe(tmp_path, "8xH100-SXM")  # P2P unknown: not read as fine
-    assert system.nccl_shm_floor(big) == 8 * 2 * 9_637_892
+    big.system.machine = "x86_64"
+    assert system.nccl_shm_floor(big, TABLES) == 8 * 2 * 9_637_892
+    big.system.machine = "aarch64"  # NCCL's SIMPLE buffer is 1 MiB there (links.json)
+    assert system.nccl_shm_floor(big, TABLES) == 8 * 2 * 6_492_164
 
 
 def test_probe_text_shows_links_and_the_topology_matrix(tmp_path: Path) -> None:

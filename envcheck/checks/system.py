@@ -16,31 +16,28 @@ from ..tables import Tables
 GiB = 1024**3
 SHM_WARN = 1 * GiB
 DISK_WARN = 5 * GiB
-# One NCCL shared-memory connection: the SIMPLE (4 MiB), LL128 (4,915,200 B) and LL (524,288 B)
-# buffers of NCCL's src/init.cc defaults plus its header; NCCL's own error names the size,
-# "failed to extend /dev/shm/nccl-... to 9637892 bytes". Each rank receives over at least two
-# channels, so a node whose GPUs talk through host memory needs GPUs x 2 of them, at least.
-NCCL_SHM_CONNECTION = 9_637_892
-NCCL_MIN_CHANNELS = 2
 
 
-def nccl_shm_floor(facts: Facts) -> int:
+def nccl_shm_floor(facts: Facts, tables: Tables) -> int:
     """The least /dev/shm NCCL needs on this machine: 0 where it will not use its SHM transport
-    (one GPU, or every pair talks P2P), else GPUs x channels x one connection. Pairs NVML did
-    not describe count as SHM: unknown is not read as P2P."""
+    (one GPU, or every pair talks P2P), else GPUs x channels x one connection (links.json,
+    nccl_shm: the size NCCL's own "failed to extend ... to 9637892 bytes" names). Pairs NVML
+    did not describe count as SHM: unknown is not read as P2P."""
     gpus = facts.nvidia.gpus
-    if len(gpus) < 2:
+    link = tables.links
+    connection = link.nccl_shm_connection(facts.system.machine) if link else None
+    if len(gpus) < 2 or connection is None or link is None:
         return 0
     pairs = facts.nvidia.pairs
     if pairs and all(p.path == "NV" or p.p2p_read == "ok" for p in pairs):
         return 0
-    return len(gpus) * NCCL_MIN_CHANNELS * NCCL_SHM_CONNECTION
+    return len(gpus) * link.nccl_min_channels * connection
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
     s = facts.system
     findings = []
-    nccl_need = nccl_shm_floor(facts)
+    nccl_need = nccl_shm_floor(facts, tables)
     if s.shm_total is not None and s.shm_total < max(SHM_WARN, nccl_need):
         docker = s.container in ("docker", "podman", "containerd")
         fix = (
@@ -56,8 +53,8 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
         need = (
             [
                 f"NCCL through host memory needs at least {size(nccl_need)} for "
-                f"{len(facts.nvidia.gpus)} GPUs ({NCCL_MIN_CHANNELS} channels x "
-                f"{size(NCCL_SHM_CONNECTION)} per rank)"
+                f"{len(facts.nvidia.gpus)} GPUs ({size(nccl_need // len(facts.nvidia.gpus))} "
+                "of buffers per rank)"
             ]
             if nccl_need
             else []

@@ -996,7 +996,15 @@ def _links(data: Dict[str, Any], path: str) -> LinkTable:
         per_lane = read.get(raw, "gb_per_s_per_lane_per_direction", where, float)
         read.provenance(raw, where, list(raw))
         pcie.append((gts, generation, per_lane))
-    return LinkTable(data["as_of"], nvlink, tuple(pcie))
+    shm = read.get(data, "nccl_shm", "nccl_shm", dict)
+    read.provenance(shm, "nccl_shm", list(shm))
+    per_arch = read.get(shm, "bytes_per_connection", "nccl_shm", dict)
+    sizes = {
+        str(arch): read.get(per_arch, arch, "nccl_shm.bytes_per_connection", int)
+        for arch in per_arch
+    }
+    channels = read.get(shm, "min_channels", "nccl_shm", int)
+    return LinkTable(data["as_of"], nvlink, tuple(pcie), sizes, channels)
 
 
 def load_tables(directory: Optional[os.PathLike] = None) -> Tables:

@@ -425,6 +425,17 @@ class LinkTable:
     as_of: str
     nvlink: Mapping[int, float]  # NVLink generation -> GB/s per link per direction
     pcie: Tuple[Tuple[float, int, float], ...]  # (GT/s, generation, GB/s per lane per direction)
+    # NCCL's SHM transport: bytes of /dev/shm per connection by CPU architecture, and the
+    # fewest channels a rank receives over (the /dev/shm floor of SYS001)
+    nccl_shm_bytes: Mapping[str, int] = field(default_factory=dict)
+    nccl_min_channels: int = 0
+
+    def nccl_shm_connection(self, machine: Optional[str]) -> Optional[int]:
+        """Bytes per connection on this architecture; on one the table does not name, the
+        smallest it gives (a floor stays a floor); None without the record."""
+        if not self.nccl_shm_bytes:
+            return None
+        return self.nccl_shm_bytes.get(machine or "", min(self.nccl_shm_bytes.values()))
 
     def pcie_lane(self, gts: float) -> Optional[Tuple[int, float]]:
         for rate, generation, per_lane in self.pcie:
