@@ -98,7 +98,7 @@ def compat_grid(facts: Facts, tables: Tables, releases: int = 8) -> CompatGrid:
     for release in rows:
         for variant in columns:
             cells[(release.minor, str(variant))] = _judge(
-                facts, tables, release.minor, variant, nvidia
+                facts, tables, release.minor, variant, nvidia or amd
             )
     return CompatGrid(
         str(platform),
@@ -122,13 +122,13 @@ def _why_hidden(kind: str) -> str:
     }.get(kind, f"{kind} builds: not judged")
 
 
-def _judge(facts: Facts, tables: Tables, minor: str, variant: Variant, gpu: bool) -> Cell:
+def _judge(facts: Facts, tables: Tables, minor: str, variant: Variant, any_gpu: bool) -> Cell:
     plan = resolve(facts, tables, Wish(torch=minor, variant=str(variant), companions=()))
     if not plan.ok:
         return Cell(plan.blocker or UNKNOWN, _first(plan.conflicts))
     if plan.unverified:
         return Cell(UNKNOWN, f"may fit; not known: {plan.unverified[0]}", plan.torch)
-    if variant.is_cpu and (gpu or has_amd_gpu(facts)):
+    if variant.is_cpu and any_gpu:
         return Cell(CPU_ONLY, f"torch {plan.torch}+cpu runs, without the GPU", plan.torch)
     return Cell(FITS, "; ".join(plan.reasons) or f"torch {plan.torch}+{variant}", plan.torch)
 
