@@ -67,6 +67,15 @@ def gone(proc: psutil.Process) -> bool:
         return True
 
 
+def command_line(proc: psutil.Process) -> str:
+    """``proc``'s command line, or "" once it has ended: a process of the tree may turn
+    zombie between the look at its status and the read of its command line."""
+    try:
+        return " ".join(proc.cmdline())
+    except psutil.Error:
+        return ""
+
+
 def wait_gone(procs: Sequence[psutil.Process], within: float = 5.0) -> List[str]:
     """The processes of ``procs`` still alive after ``within`` seconds."""
     deadline = time.monotonic() + within
@@ -100,7 +109,7 @@ def running_tree(
             grandchild = int(pid_file.read_text())
             tree = psutil.Process(proc.pid).children(recursive=True)
             pids = {p.pid for p in tree}
-            cmds = [" ".join(p.cmdline()) for p in tree if not gone(p)]
+            cmds = [command_line(p) for p in tree if not gone(p)]
             if grandchild in pids and any(child_cmd in c for c in cmds):
                 return tree
         time.sleep(0.05)
@@ -163,6 +172,8 @@ def test_nothing_outlives_envcheck(tmp_path: Path, phase: str, signame: str) -> 
         with contextlib.suppress(OSError):
             proc.kill()
         kill_tree(tree)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=30)  # reaped, or a later test sees it as a zombie child
 
 
 # Python drops an exception raised inside a __del__ or weakref callback, and so the
@@ -437,4 +448,6 @@ def test_the_registry_is_empty_after_children_are_reaped(tmp_path: Path) -> None
     for t in threads:
         t.join(30)
     assert not _proc._live
-    assert not psutil.Process().children(recursive=True)
+    ours = {c.pid for c in children}
+    left = [p for p in psutil.Process().children(recursive=True) if p.pid in ours]
+    assert not left
