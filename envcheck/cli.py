@@ -6,6 +6,7 @@ static probe stay fast; nothing here imports torch.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
@@ -851,7 +852,15 @@ def tables(ctx: click.Context, as_json: bool) -> None:
 @cli.command(context_settings=CONTEXT)
 @click.option("--json", "as_json", is_flag=True, help="Print the Facts record as JSON.")
 @_deep_options
-def probe(as_json: bool, deep: bool, timeout: float, python: Optional[str], show_ids: bool) -> None:
+@click.pass_context
+def probe(
+    ctx: click.Context,
+    as_json: bool,
+    deep: bool,
+    timeout: float,
+    python: Optional[str],
+    show_ids: bool,
+) -> None:
     """Observe this machine: system, Python, NVIDIA driver and GPUs, torch, CUDA toolkit.
 
     Nothing is judged here (that is `envcheck check`); every fact is reported as
@@ -867,9 +876,14 @@ def probe(as_json: bool, deep: bool, timeout: float, python: Optional[str], show
         return
     from .report.facts_text import render_facts
     from .report.style import use_color
+    from .tables import TableError, load_tables
 
+    link_table = None  # links.json names the PCIe generations; the facts print without it
+    if any(gpu.pcie for gpu in facts.nvidia.gpus):
+        with contextlib.suppress(TableError):
+            link_table = load_tables((ctx.obj or {}).get("tables_dir")).links
     color = use_color(sys.stdout)
-    click.echo(render_facts(facts, color=color), nl=False, color=color)
+    click.echo(render_facts(facts, color=color, link_table=link_table), nl=False, color=color)
 
 
 def main(argv: Optional[list] = None) -> None:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # without importing these at run time: the static check stays
     from .requirements import Requirements
     from .smoke.runner import SmokeResult
     from .tables import Tables
+    from .tables.model import LinkTable
 
 # Every live probe fills these sections; the deep probe adds torch_runtime.
 LIVE_SECTIONS = frozenset({"system", "python", "nvidia", "amd", "torch", "toolkit"})
@@ -105,6 +106,8 @@ class Report:
     # check(grid=True): torch releases x variants on this machine (install.grid); the HTML
     # report draws it. None when not asked for (it plans ~50 builds: 30-70 ms).
     grid: Optional[CompatGrid] = None
+    # links.json, for the renderers' names of what the facts measured (PCIe 16 GT/s = Gen4)
+    links: Optional[LinkTable] = None
 
     @property
     def ready(self) -> bool:
@@ -322,6 +325,7 @@ def check(
         not_run=not_run,
         diagnosis=diagnosis,
         grid=_grid(facts, tables) if grid else None,
+        links=tables.links,
     )
 
 

@@ -141,7 +141,7 @@ class PcieFacts:
     """A GPU's PCIe link and the path to it (Linux sysfs): what decides whether GPUs can talk
     peer-to-peer, and how fast."""
 
-    speed_current: Optional[float] = None  # GT/s: 2.5 Gen1, 5 Gen2, 8 Gen3, 16 Gen4, 32 Gen5
+    speed_current: Optional[float] = None  # GT/s per lane (links.json names the generation)
     speed_max: Optional[float] = None
     width_current: Optional[int] = None  # lanes
     width_max: Optional[int] = None

@@ -262,12 +262,47 @@ def test_shm_floor_for_nccl_follows_the_gpu_count_and_p2p(tmp_path: Path) -> Non
 
 
 def test_probe_text_shows_links_and_the_topology_matrix(tmp_path: Path) -> None:
-    from envcheck.report.facts_text import render_facts
+    from envcheck.report.facts_text import pcie_link, render_facts
 
     sysfs_machine(tmp_path, bdfs("4xA100-link-down"), {}, acs=0x0011, iommu="identity")
-    text = render_facts(probe(tmp_path, "4xA100-link-down"), width=100)
+    facts = probe(tmp_path, "4xA100-link-down")
+    text = render_facts(facts, width=100, link_table=TABLES.links)
     assert "PCIe Gen4 x16 (max Gen5 x16), NUMA node 1, 8 of 12 NVLink 3 links up" in text
+    # The generations are links.json's: without the table, or for a rate it lacks, the rate.
+    bare = render_facts(facts, width=100)
+    assert "PCIe 16 GT/s x16 (max 32 GT/s x16), NUMA node 1" in bare
+    assert pcie_link(64.0, 16, TABLES.links) == "64 GT/s x16"
+    assert pcie_link(8.0, 4, TABLES.links) == "Gen3 x4" and pcie_link(None, None) is None
     rows = {line.split()[-5]: line.split()[-4:] for line in text.splitlines() if " GPU1 " in line}
     assert rows["GPU1"] == ["NV4", "X", "PHB", "NV4"], text
     no_p2p = render_facts(probe(tmp_path, "2xRTX3090-no-p2p"), width=100)
     assert "SYS!" in no_p2p and "no peer-to-peer between the two (LNK004)" in no_p2p
+
+
+def test_the_cli_and_the_html_page_name_generations_from_the_link_table(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """`envcheck probe` and the HTML page label PCIe rates by links.json's generations; a
+    probe whose tables cannot be read still prints every fact, with the rates."""
+    from click.testing import CliRunner
+
+    from envcheck import cli
+    from envcheck.report.formats import render
+    from tests.fixtures import profile, report_of
+
+    sysfs_machine(tmp_path, bdfs("4xA100-link-down"), {}, acs=0x0011, iommu="identity")
+    facts = probe(tmp_path, "4xA100-link-down")
+    monkeypatch.setattr(cli, "_probe", lambda **kwargs: facts)  # sysfs and NVML are fakes
+    shown = CliRunner().invoke(cli.cli, ["probe", "--no-deep"])
+    assert shown.exit_code == 0 and "PCIe Gen4 x16 (max Gen5 x16)" in shown.output, shown.output
+    broken = tmp_path / "tables"
+    broken.mkdir()
+    (broken / "links.json").write_text("{not json")
+    shown = CliRunner().invoke(cli.cli, ["--tables", str(broken), "probe", "--no-deep"])
+    assert shown.exit_code == 0 and "PCIe 16 GT/s x16 (max 32 GT/s x16)" in shown.output
+
+    server = profile("h100-server")
+    server.nvidia = facts.nvidia
+    page = render(report_of(server), "html")
+    topology = page.split('id="topology"')[1].split("</section>")[0]
+    assert "<td>Gen4 x16</td>" in topology, topology

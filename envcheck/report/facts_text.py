@@ -8,12 +8,15 @@ must not miss.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from .. import builds
 from ..facts import Facts, GpuFacts, NvidiaFacts, SystemFacts, TorchFacts, TorchRuntimeFacts
 from .style import Style, size
 from .wrap import heading, terminal_width, wrap
+
+if TYPE_CHECKING:
+    from ..tables.model import LinkTable
 
 _NVML_ERRORS = {
     "library_not_found": "NVML library not found (libnvidia-ml.so.1): no NVIDIA driver here",
@@ -30,8 +33,14 @@ _LABEL_WIDTH = 12
 Row = Tuple[str, str]
 
 
-def render_facts(facts: Facts, color: bool = False, width: Optional[int] = None) -> str:
-    """The probe's facts, every line fitted to ``width`` (default: the terminal's)."""
+def render_facts(
+    facts: Facts,
+    color: bool = False,
+    width: Optional[int] = None,
+    link_table: Optional[LinkTable] = None,
+) -> str:
+    """The probe's facts, every line fitted to ``width`` (default: the terminal's).
+    ``link_table`` names PCIe generations ("Gen4"); without it a link shows its GT/s."""
     s = Style(color)
     width = terminal_width() if width is None else width
     title = f"envcheck {facts.envcheck_version} probe"
@@ -41,7 +50,7 @@ def render_facts(facts: Facts, color: bool = False, width: Optional[int] = None)
     if facts.overrides:
         overridden = "overridden from the environment: " + ", ".join(facts.overrides)
         lines += [s(line, "yellow") for line in wrap(overridden, width, rest="  ")]
-    for section, rows in fact_sections(facts, s):
+    for section, rows in fact_sections(facts, s, link_table):
         lines.append("")
         lines.append(s(section, "bold"))
         for label, value in rows:
@@ -52,13 +61,15 @@ def render_facts(facts: Facts, color: bool = False, width: Optional[int] = None)
     return "\n".join(lines) + "\n"
 
 
-def fact_sections(facts: Facts, s: Style) -> List[Tuple[str, List[Row]]]:
+def fact_sections(
+    facts: Facts, s: Style, link_table: Optional[LinkTable] = None
+) -> List[Tuple[str, List[Row]]]:
     """The facts as (section, [(label, value)]): the probe's text and the HTML report show
     the same rows."""
     sections = [
         ("System", _system(facts.system)),
         ("Python", _python(facts)),
-        ("NVIDIA", _nvidia(facts.nvidia, s)),
+        ("NVIDIA", _nvidia(facts.nvidia, s, link_table)),
         *([("AMD", _amd(facts))] if facts.amd.gpus else []),
         ("PyTorch", _torch(facts.torch, facts.torch_runtime, s)),
         ("CUDA toolkit", _toolkit(facts)),
@@ -147,7 +158,7 @@ def _python(facts: Facts) -> List[Row]:
     return rows
 
 
-def _nvidia(nv: NvidiaFacts, s: Style) -> List[Row]:
+def _nvidia(nv: NvidiaFacts, s: Style, link_table: Optional[LinkTable]) -> List[Row]:
     rows: List[Row] = []
     if nv.driver_version:
         driver = nv.driver_version + s(f" (from {nv.driver_version_source})", "dim")
@@ -168,20 +179,21 @@ def _nvidia(nv: NvidiaFacts, s: Style) -> List[Row]:
     if not nv.gpus:
         rows.append(("GPUs", "none seen"))
     for gpu in nv.gpus:
-        rows.append((f"GPU {gpu.index}", _gpu(gpu, s)))
+        rows.append((f"GPU {gpu.index}", _gpu(gpu, s, link_table)))
     if any(p.path or p.p2p_read for p in nv.pairs):
         rows.append(("Topology", topology_matrix(nv)))
     return rows
 
 
-GENERATION = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}  # PCIe GT/s -> generation
-
-
-def pcie_link(speed: Optional[float], width: Optional[int]) -> Optional[str]:
-    """16.0 GT/s, 16 lanes -> "Gen4 x16"."""
+def pcie_link(
+    speed: Optional[float], width: Optional[int], link_table: Optional[LinkTable] = None
+) -> Optional[str]:
+    """16.0 GT/s, 16 lanes -> "Gen4 x16": the generation as links.json gives it (the one
+    place that maps transfer rates to generations); "16 GT/s x16" for a rate it lacks."""
     if speed is None and width is None:
         return None
-    gen = f"Gen{GENERATION[speed]}" if speed in GENERATION else f"{speed:g} GT/s" if speed else "?"
+    lane = link_table.pcie_lane(speed) if link_table is not None and speed else None
+    gen = f"Gen{lane[0]}" if lane else f"{speed:g} GT/s" if speed else "?"
     return f"{gen} x{width}" if width else gen
 
 
@@ -226,7 +238,7 @@ def _amd(facts: Facts) -> List[Row]:
     return rows
 
 
-def _gpu(gpu: GpuFacts, s: Style) -> str:
+def _gpu(gpu: GpuFacts, s: Style, link_table: Optional[LinkTable]) -> str:
     if gpu.status == "lost":
         return s(f"{gpu.name or 'unknown GPU'}: LOST ({'; '.join(gpu.errors.values())})", "red")
     cc = f"sm_{gpu.compute_capability.replace('.', '')}" if gpu.compute_capability else None
@@ -246,8 +258,8 @@ def _gpu(gpu: GpuFacts, s: Style) -> str:
     )
     links = []
     if gpu.pcie is not None:
-        now = pcie_link(gpu.pcie.speed_current, gpu.pcie.width_current)
-        top = pcie_link(gpu.pcie.speed_max, gpu.pcie.width_max)
+        now = pcie_link(gpu.pcie.speed_current, gpu.pcie.width_current, link_table)
+        top = pcie_link(gpu.pcie.speed_max, gpu.pcie.width_max, link_table)
         links.append(f"PCIe {now}" + (f" (max {top})" if top and top != now else ""))
         if gpu.pcie.numa_node is not None:
             links.append(f"NUMA node {gpu.pcie.numa_node}")

@@ -362,7 +362,11 @@ def _topology(report: Report) -> str:
             word = cells.get((gpu.index, j), "?")
             color = RED if word.endswith("!") else TOPOLOGY.get(word.rstrip("0123456789"), GREY)
             tds.append(f'<td class="state" style="background:{color}">{_e(word)}</td>')
-        link = pcie_link(gpu.pcie.speed_current, gpu.pcie.width_current) if gpu.pcie else None
+        link = (
+            pcie_link(gpu.pcie.speed_current, gpu.pcie.width_current, report.links)
+            if gpu.pcie
+            else None
+        )
         numa = gpu.pcie.numa_node if gpu.pcie else None
         rows.append(
             f"<tr><th>GPU{gpu.index}</th>{''.join(tds)}<td>{_e(link or '?')}</td>"
@@ -420,7 +424,7 @@ def _grid(grid: Optional[CompatGrid]) -> str:
 
 def _facts(report: Report) -> str:
     body = []
-    for section, rows in fact_sections(report.facts, Style(False)):
+    for section, rows in fact_sections(report.facts, Style(False), report.links):
         cells = "".join(
             f"<tr><td>{_e(label)}</td><td><pre>{_e(value)}</pre></td></tr>"
             if "\n" in value
