@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 from envcheck.report import html
-from envcheck.smoke.distributed import render_table
+from envcheck.smoke.distributed import device_index, render_table, shared_gpus
 from envcheck.smoke.launch import LaunchError, detect, first_host, hosts
 from envcheck.smoke.runner import free_port
 from tests.test_html_report import parse
@@ -154,6 +154,57 @@ def test_the_table_names_missing_nodes_dead_nodes_and_slow_links() -> None:
     assert "ranks 4-5 never reported" in last
     assert "link rank 1 -> 2 (n0 -> n1) is slow" in last
     assert "SLOW LINK to rank 2 (30%)" in table
+
+
+@pytest.mark.parametrize(
+    "local_rank, visible, index",
+    [(0, 8, 0), (3, 8, 3), (3, 1, 0), (1, 2, 1), (9, 8, 1)],
+)
+def test_each_rank_takes_a_gpu_it_can_see(local_rank: int, visible: int, index: int) -> None:
+    # all GPUs visible (one task per GPU); one per task (srun --gpus-per-task=1); too many
+    # ranks (they wrap round, and shared_gpus names the pair)
+    assert device_index(local_rank, visible) == index
+
+
+def joined_record(rank: int, host: str, gpu: str) -> Dict:
+    """What a rank puts in the store on joining, before any workload."""
+    node = int(host[1:])
+    return dict(rank=rank, node=node, local_rank=rank % 2, host=host, device="cuda:0", gpu=gpu)
+
+
+def test_two_ranks_on_one_gpu_are_named_before_nccl_refuses_them() -> None:
+    launch = detect(dict(SLURM, SLURM_NTASKS="4", SLURM_JOB_NUM_NODES="2", SLURM_PROCID="0"))
+    records = [
+        joined_record(0, "n0", "GPU-aaaa"),
+        joined_record(1, "n0", "GPU-aaaa"),  # CUDA_VISIBLE_DEVICES=0 for both tasks
+        joined_record(2, "n1", "0000:17:00"),  # the same PCI address on another host is
+        joined_record(3, "n1", "0000:65:00"),  # another GPU
+    ]
+    assert shared_gpus(records) == [("n0", "GPU-aaaa", [0, 1])]
+    table = render_table(records, launch)
+    verdicts = {line.split()[0]: line for line in table.splitlines()[2:6]}
+    assert verdicts["0"].endswith("SHARES its GPU with rank 1")
+    assert verdicts["1"].endswith("SHARES its GPU with rank 0")
+    assert verdicts["2"].endswith("not run (the job did not start)")
+    last = table.splitlines()[-1]
+    assert "ranks 0-1 on n0 share one GPU (GPU-aaaa)" in last and "Duplicate GPU" in last
+    assert "--gpus-per-task=1" in last
+    assert "failed" not in last and "no rank passed" not in last  # nobody ran: nobody failed
+    records[2]["gpu"] = "0000:65:00"  # now two ranks of n1 on one GPU too
+    assert len(shared_gpus(records)) == 2
+
+
+def test_ranks_that_joined_a_job_that_never_started_did_not_fail() -> None:
+    launch = detect(dict(SLURM, SLURM_NTASKS="4", SLURM_JOB_NUM_NODES="2", SLURM_PROCID="0"))
+    records = [joined_record(0, "n0", ""), joined_record(1, "n0", "")]
+    table = render_table(records, launch, missing=[2, 3])
+    assert table.count("not run (the job did not start)") == 2 and "FAILED" not in table
+    last = table.splitlines()[-1]
+    assert "node(s) 1 of 2 never joined" in last and "ranks 2-3 never reported" in last
+    assert "failed" not in last and "no rank passed" not in last
+    page = html.render_ranks_html(records, launch, [2, 3])
+    chart = page.split('aria-label="matmul TFLOP/s per rank"')[1].split("</svg>")[0]
+    assert chart.count("- not run") == 2 and chart.count("- MISSING") == 2
 
 
 def slurm_job(
@@ -317,6 +368,7 @@ def test_a_node_that_never_starts_is_named_and_nothing_hangs() -> None:
     assert [p.returncode for p in procs] == [1, 1], outputs
     last = outputs[0].strip().splitlines()[-1]
     assert "node(s) 1 of 2 never joined" in last and "ranks 2-3 never reported" in last
+    assert "FAILED" not in outputs[0] and "no rank passed" not in last  # ranks 0-1 waited
     assert time.monotonic() - began < 60  # bounded by the timeout, not a hang
     assert not [p for p in psutil.process_iter(["cmdline"]) if _ours(p, procs)]
 

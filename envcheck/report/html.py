@@ -451,7 +451,8 @@ def render_ranks_html(
     records: List[Dict[str, Any]], launch: Optional[Launch] = None, missing: Sequence[int] = ()
 ) -> str:
     """`smoke --distributed --html FILE`: the rank table, a bar per rank for matmul, busbw
-    and the link to the next rank (slow in amber, failed or missing in red), and the busbw
+    and the link to the next rank (slow in amber, failed, missing or sharing a GPU in red, not
+    run because the job did not start in grey), and the busbw
     curve rank 0 measured. The verdicts are judge_ranks', as in the text table."""
     from ..smoke.distributed import judge_ranks, render_table
 
@@ -464,7 +465,15 @@ def render_ranks_html(
         out = []
         for rank in range(j.world):
             r, verdict = by_rank.get(rank, {}), j.verdicts[rank]
-            color = BLUE if verdict == "ok" else AMBER if verdict.startswith("SLOW") else RED
+            color = (
+                BLUE
+                if verdict == "ok"
+                else AMBER
+                if verdict.startswith("SLOW")
+                else GREY
+                if verdict.startswith("not run")
+                else RED
+            )
             note = "" if verdict == "ok" else verdict.split(":")[0].split(" (")[0]
             value = r.get(key)
             out.append(Bar(f"rank {rank} {r.get('host', '?')}"[:24], value, color=color, note=note))

@@ -11,6 +11,11 @@ together, and each rank times a send to the next rank (a ring: every link betwee
 and so every link between nodes, is measured). Each rank writes its record to the store, so a
 rank that dies midway leaves the others' results readable; rank 0 prints one table naming the
 slow ranks, slow links, failed ranks, and nodes with no working rank.
+
+Each rank takes the GPU ``LOCAL_RANK % visible GPUs``: all of a node's GPUs with one task per
+GPU, or its own one where Slurm gives each task its GPU (``--gpus-per-task=1`` sets
+CUDA_VISIBLE_DEVICES per task). Two ranks of a host on one GPU are stopped before NCCL,
+which refuses them ("Duplicate GPU detected"), and named with the fix.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ..values import int_ranges
 from .launch import Launch, LaunchError, detect
@@ -58,8 +63,10 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
     launch = launch or launched()
     os.environ.update(launch.environ())
     cuda = torch.cuda.is_available()
-    device = f"cuda:{launch.local_rank}" if cuda else "cpu"
+    device, gpu = "cpu", None
     if cuda:
+        index = device_index(launch.local_rank, torch.cuda.device_count())
+        device, gpu = f"cuda:{index}", _gpu_id(torch, index)
         torch.cuda.set_device(device)
     wait = datetime.timedelta(seconds=timeout)
     # Rank 0 decides within `timeout` of its own start whether everyone came; the others wait
@@ -87,13 +94,15 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
         "local_rank": launch.local_rank,
         "host": socket.gethostname(),
         "device": device,
+        "gpu": gpu,
     }
     store.set(f"envcheck/joined/{launch.rank}", json.dumps(record))
     if launch.rank == 0:
         missing = _await(store, "joined", launch.world_size, timeout)
-        store.set("envcheck/start", json.dumps(missing))
-        if missing:
-            joined = _collect(store, "joined", launch.world_size)
+        joined = _collect(store, "joined", launch.world_size)
+        shared = bool(shared_gpus(joined))
+        store.set("envcheck/start", json.dumps({"missing": missing, "shared": shared}))
+        if missing or shared:
             print(render_table(joined, launch, missing))
             _page(html, joined, launch, missing)
             return 1
@@ -107,8 +116,9 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
                 file=sys.stderr,
             )
             return 1
-        if json.loads(store.get("envcheck/start")):
-            return 1  # rank 0 names the ranks that never came
+        start = json.loads(store.get("envcheck/start"))
+        if start["missing"] or start["shared"]:
+            return 1  # rank 0 names the ranks that never came, or that share a GPU
     store.set_timeout(wait)  # from here on, a rank that does not answer fails after `timeout`
     try:  # a rank that dies after joining leaves the others here: they report, not crash
         dist.init_process_group(
@@ -208,6 +218,42 @@ def ring_link(device: str, rank: int, world: int) -> Optional[float]:
     return round(numel * 4 / statistics.median(times[1:]) / 1e9, 3)
 
 
+def device_index(local_rank: int, visible: int) -> int:
+    """The GPU a rank takes among those it sees: its local rank when it sees all of the
+    node's GPUs, 0 when Slurm bound one GPU to each task. More ranks than GPUs wrap round
+    and share one, which ``shared_gpus`` then names."""
+    return local_rank % visible
+
+
+def _gpu_id(torch: Any, index: int) -> Optional[str]:
+    """The GPU's UUID (its PCI address in a torch without one): what tells two ranks on one
+    GPU apart from two on different GPUs that both call theirs cuda:0."""
+    props = torch.cuda.get_device_properties(index)
+    uuid = getattr(props, "uuid", None)
+    if uuid:
+        return str(uuid)
+    bus = getattr(props, "pci_bus_id", None)
+    if bus is None:
+        return None
+    domain, slot = getattr(props, "pci_domain_id", 0), getattr(props, "pci_device_id", 0)
+    return f"{domain:04x}:{bus:02x}:{slot:02x}"
+
+
+def shared_gpus(records: List[Dict[str, Any]]) -> List[Tuple[str, str, List[int]]]:
+    """(host, GPU, ranks) for each GPU that two or more ranks of a host would use."""
+    users: Dict[Tuple[str, str], List[int]] = {}
+    for r in records:
+        if r.get("gpu"):
+            users.setdefault((r["host"], r["gpu"]), []).append(r["rank"])
+    return [(host, gpu, sorted(ranks)) for (host, gpu), ranks in users.items() if len(ranks) > 1]
+
+
+def _ran(r: Dict[str, Any]) -> bool:
+    """Whether the rank ran its workloads (or failed trying), rather than only joining a job
+    that did not start."""
+    return "matmul" in r or "error" in r
+
+
 def _passed(r: Dict[str, Any]) -> bool:
     return r.get("matmul") == "passed" and r.get("all_reduce") == "passed" and "link" not in r
 
@@ -264,13 +310,26 @@ def judge_ranks(
     nodes_seen = {r["node"] for r in records}
     verdicts: Dict[int, str] = {}
     problems: List[str] = []
+    sharing = {}
+    for host, gpu, ranks in shared_gpus(records):
+        for rank in ranks:
+            sharing[rank] = [o for o in ranks if o != rank]
+        problems.append(
+            f"ranks {int_ranges(ranks, ', ')} on {host} share one GPU ({gpu}), which NCCL "
+            "refuses ('Duplicate GPU detected'): run one task per GPU (srun --ntasks-per-node="
+            "<GPUs per node>, or --gpus-per-task=1; torchrun --nproc-per-node=<GPUs per node>)"
+        )
     for rank in range(world):
         r = by_rank.get(rank)
         if r is None:
             verdicts[rank] = "MISSING"
             continue
         verdict = "ok"
-        if not _passed(r):
+        if rank in sharing:
+            verdict = f"SHARES its GPU with rank {int_ranges(sharing[rank], ', ')}"
+        elif not _ran(r):
+            verdict = "not run (the job did not start)"
+        elif not _passed(r):
             verdict = "FAILED: " + r.get("error", "")
             problems.append(f"rank {rank} on {r['host']} failed")
         elif median and r["tflops"] < SLOW * median:
@@ -291,7 +350,8 @@ def judge_ranks(
     if expected_nodes and len(nodes_seen) < expected_nodes:
         absent = sorted(set(range(expected_nodes)) - nodes_seen)
         problems.insert(0, f"node(s) {int_ranges(absent, ', ')} of {expected_nodes} never joined")
-    dead = sorted(n for n in nodes_seen if not any(_passed(r) for r in records if r["node"] == n))
+    ran = [r for r in records if _ran(r)]
+    dead = sorted({r["node"] for r in ran} - {r["node"] for r in ran if _passed(r)})
     if dead:
         problems.insert(0, f"node(s) {int_ranges(dead, ', ')}: no rank passed")
     hosts = len({r["host"] for r in records})
