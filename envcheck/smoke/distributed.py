@@ -27,6 +27,7 @@ import socket
 import statistics
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -57,6 +58,9 @@ def launched(env: Optional[Mapping[str, str]] = None) -> Launch:
 def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[str] = None) -> int:
     """Join the job, run the workloads, report; 0 when every rank passed, else 1. ``html``:
     rank 0 also writes the page of envcheck.report.html.render_ranks_html there."""
+    # torch without NumPy warns so on import, once per rank: noise in the job's log (the
+    # smoke needs no NumPy; the single-node suite keeps its workers' stderr to itself)
+    warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
     import torch
     import torch.distributed as dist
 
