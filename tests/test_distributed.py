@@ -194,6 +194,25 @@ def test_two_ranks_on_one_gpu_are_named_before_nccl_refuses_them() -> None:
     assert len(shared_gpus(records)) == 2
 
 
+def test_cpu_ranks_crowding_one_host_are_not_called_slow() -> None:
+    """Four ranks x two threads on a 2-CPU host: each gets a share of the cores, so their
+    matmul figures say nothing about the ranks; a host with room is still compared."""
+
+    def rec(rank: int, host: str, tflops: float, cpus: int) -> Dict:
+        return dict(
+            rank=rank, node=0, host=host, device="cpu", matmul="passed", all_reduce="passed",
+            tflops=tflops, busbw_gbps=1.0, link_gbps=1.0, threads=2, cpus=cpus,
+        )  # fmt: skip
+
+    crowded = [rec(0, "vm", 0.02, 2), rec(1, "vm", 0.8, 2), rec(2, "vm", 0.07, 2)]
+    table = render_table(crowded)
+    assert "SLOW" not in table and table.splitlines()[-1] == "all ranks ok", table
+    assert "matmul not compared on vm: 3 ranks x their threads (6) on 2 CPUs" in table
+    roomy = [rec(0, "big", 1.0, 64), rec(1, "big", 1.0, 64), rec(2, "big", 0.5, 64)]
+    table = render_table(roomy)
+    assert "SLOW (50% of the median)" in table and "not compared" not in table
+
+
 def test_ranks_that_joined_a_job_that_never_started_did_not_fail() -> None:
     launch = detect(dict(SLURM, SLURM_NTASKS="4", SLURM_JOB_NUM_NODES="2", SLURM_PROCID="0"))
     records = [joined_record(0, "n0", ""), joined_record(1, "n0", "")]

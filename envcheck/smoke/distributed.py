@@ -28,7 +28,7 @@ import statistics
 import sys
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ..values import int_ranges
@@ -100,6 +100,8 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
         "device": device,
         "gpu": gpu,
     }
+    if not cuda:  # CPU ranks of one host share its cores: judge_ranks needs both counts
+        record.update(threads=torch.get_num_threads(), cpus=_cpus())
     store.set(f"envcheck/joined/{launch.rank}", json.dumps(record))
     if launch.rank == 0:
         missing = _await(store, "joined", launch.world_size, timeout)
@@ -252,6 +254,31 @@ def shared_gpus(records: List[Dict[str, Any]]) -> List[Tuple[str, str, List[int]
     return [(host, gpu, sorted(ranks)) for (host, gpu), ranks in users.items() if len(ranks) > 1]
 
 
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def crowded_hosts(records: List[Dict[str, Any]]) -> Dict[str, str]:
+    """host -> why its CPU ranks' matmul figures are not comparable: they ran at once with
+    more threads than the host has CPUs, so each got a share of the cores, not a slow device."""
+    threads: Dict[str, int] = {}
+    cpus: Dict[str, int] = {}
+    ranks: Dict[str, int] = {}
+    for r in records:
+        if r.get("threads") and r.get("cpus"):
+            threads[r["host"]] = threads.get(r["host"], 0) + r["threads"]
+            cpus[r["host"]] = r["cpus"]
+            ranks[r["host"]] = ranks.get(r["host"], 0) + 1
+    return {
+        host: f"{ranks[host]} ranks x their threads ({total}) on {cpus[host]} CPUs"
+        for host, total in threads.items()
+        if total > cpus[host]
+    }
+
+
 def _ran(r: Dict[str, Any]) -> bool:
     """Whether the rank ran its workloads (or failed trying), rather than only joining a job
     that did not start."""
@@ -291,6 +318,7 @@ class RankJudgement:
     problems: List[str]
     hosts: int
     nodes: int
+    notes: List[str] = field(default_factory=list)  # what was not compared, and why
 
     @property
     def ok(self) -> bool:
@@ -306,7 +334,8 @@ def judge_ranks(
     80% of the median."""
     missing = list(missing or [])
     by_rank = {r["rank"]: r for r in records}
-    speeds = [r["tflops"] for r in records if r.get("tflops")]
+    crowded = crowded_hosts(records)
+    speeds = [r["tflops"] for r in records if r.get("tflops") and r["host"] not in crowded]
     median = statistics.median(speeds) if speeds else None
     link_speeds = [r["link_gbps"] for r in records if r.get("link_gbps")]
     link_median = statistics.median(link_speeds) if link_speeds else None
@@ -336,7 +365,7 @@ def judge_ranks(
         elif not _passed(r):
             verdict = "FAILED: " + r.get("error", "")
             problems.append(f"rank {rank} on {r['host']} failed")
-        elif median and r["tflops"] < SLOW * median:
+        elif median and r["host"] not in crowded and r["tflops"] < SLOW * median:
             verdict = f"SLOW ({r['tflops'] / median:.0%} of the median)"
             problems.append(f"rank {rank} on {r['host']} is slow")
         link = r.get("link_gbps")
@@ -359,7 +388,12 @@ def judge_ranks(
     if dead:
         problems.insert(0, f"node(s) {int_ranges(dead, ', ')}: no rank passed")
     hosts = len({r["host"] for r in records})
-    return RankJudgement(world, verdicts, problems, hosts, len(nodes_seen))
+    notes = [
+        f"matmul not compared on {host}: {why}"
+        for host, why in sorted(crowded.items())
+        if any(r.get("tflops") for r in records if r["host"] == host)
+    ]
+    return RankJudgement(world, verdicts, problems, hosts, len(nodes_seen), notes)
 
 
 def render_table(
@@ -367,7 +401,8 @@ def render_table(
     launch: Optional[Launch] = None,
     missing: Optional[List[int]] = None,
 ) -> str:
-    """One line per rank with its verdict (judge_ranks), then what is wrong."""
+    """One line per rank with its verdict (judge_ranks), what was not compared, then what is
+    wrong (the last line)."""
     j = judge_ranks(records, launch, missing)
     by_rank = {r["rank"]: r for r in records}
     head = f"envcheck smoke: {len(records)} ranks on {j.hosts} host(s), {j.nodes} node(s)"
@@ -393,5 +428,6 @@ def render_table(
             f"{rank:>4} {r['node']:>4} {r['host'][:20]:20} {r['device']:8} {tflops:>15} "
             f"{busbw:>11} {to:>14}  {j.verdicts[rank]}"
         )
+    lines += j.notes
     lines.append("all ranks ok" if j.ok else "; ".join(j.problems))
     return "\n".join(lines)
