@@ -259,6 +259,15 @@ def _cpu_model(root: Path) -> Optional[str]:
     return match.group(1).strip() if match else (platform.processor() or None)
 
 
+def cpus_affinity() -> Optional[int]:
+    """The CPUs this process may run on (a container or taskset may give fewer than the
+    machine has); None where the OS does not say."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+
+
 def _cpus_and_memory(facts: SystemFacts) -> None:
     import psutil
 
@@ -267,11 +276,7 @@ def _cpus_and_memory(facts: SystemFacts) -> None:
         facts.cpus_physical = psutil.cpu_count(logical=False)
     except Exception:  # psutil raises odd errors in restricted sandboxes
         facts.cpus_physical = None
-    if hasattr(os, "sched_getaffinity"):
-        try:
-            facts.cpus_affinity = len(os.sched_getaffinity(0))
-        except OSError:
-            facts.cpus_affinity = None
+    facts.cpus_affinity = cpus_affinity()
     try:
         vm = psutil.virtual_memory()
         facts.memory_total, facts.memory_available = int(vm.total), int(vm.available)

@@ -447,6 +447,10 @@ def _not_run(report: Report) -> str:
 # ------------------------------------------------------------------------------ ranks
 
 
+# judge_ranks' verdict kinds; failed, missing and shared are red
+RANK_COLORS = {"ok": BLUE, "slow": AMBER, "slow_link": AMBER, "not_run": GREY}
+
+
 def render_ranks_html(
     records: List[Dict[str, Any]], launch: Optional[Launch] = None, missing: Sequence[int] = ()
 ) -> str:
@@ -465,16 +469,8 @@ def render_ranks_html(
         out = []
         for rank in range(j.world):
             r, verdict = by_rank.get(rank, {}), j.verdicts[rank]
-            color = (
-                BLUE
-                if verdict == "ok"
-                else AMBER
-                if verdict.startswith("SLOW")
-                else GREY
-                if verdict.startswith("not run")
-                else RED
-            )
-            note = "" if verdict == "ok" else verdict.split(":")[0].split(" (")[0]
+            color = RANK_COLORS.get(verdict.kind, RED)
+            note = "" if verdict.kind == "ok" else verdict.short
             value = r.get(key)
             out.append(Bar(f"rank {rank} {r.get('host', '?')}"[:24], value, color=color, note=note))
         return out

@@ -31,6 +31,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ..probes.system import cpus_affinity
 from ..values import int_ranges
 from .launch import Launch, LaunchError, detect
 
@@ -101,7 +102,7 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
         "gpu": gpu,
     }
     if not cuda:  # CPU ranks of one host share its cores: judge_ranks needs both counts
-        record.update(threads=torch.get_num_threads(), cpus=_cpus())
+        record.update(threads=torch.get_num_threads(), cpus=cpus_affinity() or os.cpu_count())
     store.set(f"envcheck/joined/{launch.rank}", json.dumps(record))
     if launch.rank == 0:
         missing = _await(store, "joined", launch.world_size, timeout)
@@ -254,13 +255,6 @@ def shared_gpus(records: List[Dict[str, Any]]) -> List[Tuple[str, str, List[int]
     return [(host, gpu, sorted(ranks)) for (host, gpu), ranks in users.items() if len(ranks) > 1]
 
 
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def crowded_hosts(records: List[Dict[str, Any]]) -> Dict[str, str]:
     """host -> why its CPU ranks' matmul figures are not comparable: they ran at once with
     more threads than the host has CPUs, so each got a share of the cores, not a slow device."""
@@ -307,14 +301,29 @@ def _collect(store: Any, kind: str, world: int) -> List[Dict[str, Any]]:
     ]
 
 
+@dataclass(frozen=True)
+class RankVerdict:
+    """One rank's verdict: ``kind`` for whoever colours it (ok, slow, slow_link, failed,
+    missing, shared, not_run), ``text`` as the table prints it."""
+
+    kind: str
+    text: str
+
+    @property
+    def short(self) -> str:
+        """The text without its details: "SLOW", "FAILED", "not run"."""
+        return self.text.split(":")[0].split(" (")[0]
+
+
 @dataclass
 class RankJudgement:
     """What rank 0 concludes from the records: a verdict per rank ("ok", "SLOW (..)", "SLOW
-    LINK to rank N (..)", "FAILED: ..", "MISSING") and the problems in one list. The text
-    table and the HTML page both show this; neither judges again."""
+    LINK to rank N (..)", "FAILED: ..", "MISSING", "SHARES its GPU ..", "not run ..") and the
+    problems in one list. The text table and the HTML page both show this; neither judges
+    again."""
 
     world: int
-    verdicts: Dict[int, str]
+    verdicts: Dict[int, RankVerdict]
     problems: List[str]
     hosts: int
     nodes: int
@@ -341,7 +350,7 @@ def judge_ranks(
     link_median = statistics.median(link_speeds) if link_speeds else None
     world = launch.world_size if launch else len(records) + len(missing)
     nodes_seen = {r["node"] for r in records}
-    verdicts: Dict[int, str] = {}
+    verdicts: Dict[int, RankVerdict] = {}
     problems: List[str] = []
     sharing = {}
     for host, gpu, ranks in shared_gpus(records):
@@ -355,23 +364,28 @@ def judge_ranks(
     for rank in range(world):
         r = by_rank.get(rank)
         if r is None:
-            verdicts[rank] = "MISSING"
+            verdicts[rank] = RankVerdict("missing", "MISSING")
             continue
-        verdict = "ok"
+        verdict = RankVerdict("ok", "ok")
         if rank in sharing:
-            verdict = f"SHARES its GPU with rank {int_ranges(sharing[rank], ', ')}"
+            verdict = RankVerdict(
+                "shared", f"SHARES its GPU with rank {int_ranges(sharing[rank], ', ')}"
+            )
         elif not _ran(r):
-            verdict = "not run (the job did not start)"
+            verdict = RankVerdict("not_run", "not run (the job did not start)")
         elif not _passed(r):
-            verdict = "FAILED: " + r.get("error", "")
+            verdict = RankVerdict("failed", "FAILED: " + r.get("error", ""))
             problems.append(f"rank {rank} on {r['host']} failed")
         elif median and r["host"] not in crowded and r["tflops"] < SLOW * median:
-            verdict = f"SLOW ({r['tflops'] / median:.0%} of the median)"
+            verdict = RankVerdict("slow", f"SLOW ({r['tflops'] / median:.0%} of the median)")
             problems.append(f"rank {rank} on {r['host']} is slow")
         link = r.get("link_gbps")
-        if verdict == "ok" and link and link_median and link < SLOW * link_median:
+        if verdict.kind == "ok" and link and link_median and link < SLOW * link_median:
             nxt = by_rank.get((rank + 1) % world, {})
-            verdict = f"SLOW LINK to rank {(rank + 1) % world} ({link / link_median:.0%})"
+            verdict = RankVerdict(
+                "slow_link",
+                f"SLOW LINK to rank {(rank + 1) % world} ({link / link_median:.0%})",
+            )
             problems.append(
                 f"link rank {rank} -> {(rank + 1) % world} ({r['host']} -> "
                 f"{nxt.get('host', '?')}) is slow"
@@ -426,7 +440,7 @@ def render_table(
         to = f"{link:.3f} ->{(rank + 1) % j.world}" if link is not None else "-"
         lines.append(
             f"{rank:>4} {r['node']:>4} {r['host'][:20]:20} {r['device']:8} {tflops:>15} "
-            f"{busbw:>11} {to:>14}  {j.verdicts[rank]}"
+            f"{busbw:>11} {to:>14}  {j.verdicts[rank].text}"
         )
     lines += j.notes
     lines.append("all ranks ok" if j.ok else "; ".join(j.problems))
