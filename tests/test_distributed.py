@@ -123,27 +123,23 @@ def test_the_cli_names_what_is_wrong_in_one_line() -> None:
     assert "Traceback" not in out.stderr
 
 
-def test_the_table_names_missing_nodes_dead_nodes_and_slow_links() -> None:
-    def rec(rank: int, node: int, link: float, **kw) -> Dict:
-        base = dict(
-            rank=rank,
-            node=node,
-            host=f"n{node}",
-            device="cpu",
-            matmul="passed",
-            all_reduce="passed",
-            tflops=1.0,
-            busbw_gbps=1.0,
-            link_gbps=link,
-        )
-        return {**base, **kw}
+def ran(rank: int, node: int = 0, host: str = "", **kw) -> Dict:
+    """A rank's record after its workloads: all passed, 1 TFLOP/s and 1 GB/s, unless ``kw``
+    says otherwise."""
+    base = dict(
+        rank=rank, node=node, host=host or f"n{node}", device="cpu", matmul="passed",
+        all_reduce="passed", tflops=1.0, busbw_gbps=1.0, link_gbps=1.0,
+    )  # fmt: skip
+    return {**base, **kw}
 
+
+def test_the_table_names_missing_nodes_dead_nodes_and_slow_links() -> None:
     launch = detect(dict(SLURM, SLURM_NTASKS="6", SLURM_JOB_NUM_NODES="3", SLURM_PROCID="0"))
     records = [
-        rec(0, 0, 10.0),
-        rec(1, 0, 3.0),  # the link from rank 1 (node 0) to rank 2 (node 1)
-        rec(2, 1, 10.0, matmul="failed", error="RuntimeError: CUDA error"),
-        rec(3, 1, 10.0, all_reduce="failed", error="timed out"),
+        ran(0, 0, link_gbps=10.0),
+        ran(1, 0, link_gbps=3.0),  # the link from rank 1 (node 0) to rank 2 (node 1)
+        ran(2, 1, link_gbps=10.0, matmul="failed", error="RuntimeError: CUDA error"),
+        ran(3, 1, link_gbps=10.0, all_reduce="failed", error="timed out"),
     ]
     table = render_table(records, launch, missing=[4, 5])
     assert "(launched by slurm, 6 ranks expected)" in table
@@ -198,17 +194,15 @@ def test_cpu_ranks_crowding_one_host_are_not_called_slow() -> None:
     """Four ranks x two threads on a 2-CPU host: each gets a share of the cores, so their
     matmul figures say nothing about the ranks; a host with room is still compared."""
 
-    def rec(rank: int, host: str, tflops: float, cpus: int) -> Dict:
-        return dict(
-            rank=rank, node=0, host=host, device="cpu", matmul="passed", all_reduce="passed",
-            tflops=tflops, busbw_gbps=1.0, link_gbps=1.0, threads=2, cpus=cpus,
-        )  # fmt: skip
-
-    crowded = [rec(0, "vm", 0.02, 2), rec(1, "vm", 0.8, 2), rec(2, "vm", 0.07, 2)]
+    crowded = [
+        ran(r, host="vm", tflops=t, threads=2, cpus=2) for r, t in enumerate((0.02, 0.8, 0.07))
+    ]
     table = render_table(crowded)
     assert "SLOW" not in table and table.splitlines()[-1] == "all ranks ok", table
     assert "matmul not compared on vm: 3 ranks x their threads (6) on 2 CPUs" in table
-    roomy = [rec(0, "big", 1.0, 64), rec(1, "big", 1.0, 64), rec(2, "big", 0.5, 64)]
+    roomy = [
+        ran(r, host="big", tflops=t, threads=2, cpus=64) for r, t in enumerate((1.0, 1.0, 0.5))
+    ]
     table = render_table(roomy)
     assert "SLOW (50% of the median)" in table and "not compared" not in table
 
@@ -333,37 +327,15 @@ def test_two_simulated_slurm_nodes_on_loopback_pass(tmp_path: Path) -> None:
 
 def test_the_rank_page_colours_slow_failed_and_missing_ranks() -> None:
     records = [
-        dict(
-            rank=0,
-            node=0,
-            host="n0",
-            device="cpu",
-            matmul="passed",
-            all_reduce="passed",
-            tflops=1.0,
-            busbw_gbps=1.0,
-            link_gbps=10.0,
-        ),
-        dict(
-            rank=1,
-            node=0,
-            host="<n1>",
-            device="cpu",
-            matmul="passed",
-            all_reduce="passed",
-            tflops=1.0,
-            busbw_gbps=1.0,
-            link_gbps=2.0,
-        ),
-        dict(
-            rank=2,
-            node=1,
+        ran(0, 0, link_gbps=10.0),
+        ran(1, 0, host="<n1>", link_gbps=2.0),
+        ran(
+            2,
+            1,
             host="n2",
-            device="cpu",
             matmul="failed",
-            all_reduce="passed",
             error="RuntimeError: boom",
-            busbw_gbps=1.0,
+            tflops=None,
             link_gbps=10.0,
         ),
     ]
