@@ -110,20 +110,28 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
         shared = bool(shared_gpus(joined))
         store.set("envcheck/start", json.dumps({"missing": missing, "shared": shared}))
         if missing or shared:
+            # rank 0 hosts the store: leaving at once closed it under ranks that had yet to
+            # read this decision (they crashed with "Failed to recv"); wait for them to read it
+            _await_count(store, "envcheck/read_start", len(joined) - 1, timeout)
             print(render_table(joined, launch, missing))
             _page(html, joined, launch, missing)
             return 1
     else:
         try:
             store.wait(["envcheck/start"], decision)
-        except RuntimeError:  # DistStoreError: the wait timed out
+            start = json.loads(store.get("envcheck/start"))
+            store.add("envcheck/read_start", 1)
+        except RuntimeError as exc:  # DistStoreError: timed out; DistNetworkError: store gone
+            why = (
+                "closed its store before this rank read its decision"
+                if type(exc).__name__ == "DistNetworkError"
+                else f"gave no start within {decision.total_seconds():g} s"
+            )
             print(
-                f"envcheck smoke: rank {launch.rank}: rank 0 gave no start within "
-                f"{decision.total_seconds():g} s (it names the missing ranks)",
+                f"envcheck smoke: rank {launch.rank}: rank 0 {why} (it names the missing ranks)",
                 file=sys.stderr,
             )
             return 1
-        start = json.loads(store.get("envcheck/start"))
         if start["missing"] or start["shared"]:
             return 1  # rank 0 names the ranks that never came, or that share a GPU
     store.set_timeout(wait)  # from here on, a rank that does not answer fails after `timeout`
@@ -291,6 +299,16 @@ def _await(store: Any, kind: str, world: int, timeout: float) -> List[int]:
         if not missing or time.monotonic() >= deadline:
             return missing
         time.sleep(0.1)
+
+
+def _await_count(store: Any, key: str, count: int, timeout: float) -> bool:
+    """Wait up to ``timeout`` until the counter ``key`` reaches ``count``."""
+    deadline = time.monotonic() + timeout
+    while store.add(key, 0) < count:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _collect(store: Any, kind: str, world: int) -> List[Dict[str, Any]]:
