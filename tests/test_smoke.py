@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from envcheck.smoke import workloads
 from envcheck.smoke.distributed import render_table
 from envcheck.smoke.runner import free_port, hang_hints, run_all_reduce, run_one, run_suite
 from tests.faketorch import make_fake_torch
@@ -32,20 +33,25 @@ def test_cpu_suite_passes_with_figures() -> None:
     }
     mm = results["matmul"].figures
     assert mm["float32_rel_error"] < 1e-4 and mm["bfloat16_rel_error"] < 3e-2
+    # Only what holds however busy the machine is: the rates themselves, their spread, the CPU
+    # share and how far the sweep got all move with others' load (summarize_rates is tested
+    # below on fixed rates).
     for dtype in ("float32", "bfloat16"):  # the median of at least 5 repeats, inside their range
         low, med, high = (mm[f"{dtype}_tflops{s}"] for s in ("_min", "", "_max"))
-        assert 0 < low <= med <= high and mm[f"{dtype}_repeats"] >= 5
-        # from the unrounded rates: the rounded figures give it within rounding
-        assert mm[f"{dtype}_spread"] == pytest.approx((high - low) / med, rel=0.05, abs=5e-3)
+        assert 0 <= low <= med <= high and mm[f"{dtype}_repeats"] >= 5
+        assert mm[f"{dtype}_spread"] >= 0
     assert mm["threads"] >= 1 and mm["load_avg_1m"] >= 0
-    assert 0 < mm["float32_cpu_share"] <= 1.5  # CPU time over wall x threads (rounding, timers)
+    assert 0 <= mm["float32_cpu_share"] <= 1.5  # CPU time over wall x threads (rounding, timers)
     bf16 = results["amp"].figures["bfloat16"]
     assert bf16["last_loss"] < bf16["first_loss"] and bf16["skipped_steps"] == 0
     ar = results["all_reduce"].figures
     assert (ar["world_size"], ar["backend"]) == (2, "gloo")
-    # the real default sweep: x4 from 4 KiB to 64 MiB, each size warmed up and timed
-    assert [s["bytes"] for s in ar["sizes"]] == [4096 * 4**i for i in range(8)]
-    assert "truncated" not in ar
+    # the real default sweep: x4 from 4 KiB to 64 MiB, each size warmed up and timed, unless
+    # the machine was so busy that its 20 s budget ran out first (then it says so)
+    sweep = [4096 * 4**i for i in range(8)]
+    sizes = [s["bytes"] for s in ar["sizes"]]
+    assert sizes == sweep[: len(sizes)] and sizes
+    assert ("truncated" in ar) == (len(sizes) < len(sweep))
     for size in ar["sizes"]:  # busbw = algbw * 2(n-1)/n, which is 1 for n = 2
         assert size["busbw_gbps"] == pytest.approx(size["algbw_gbps"], rel=1e-3, abs=1e-3)
         assert size["algbw_gbps"] == pytest.approx(
@@ -55,6 +61,27 @@ def test_cpu_suite_passes_with_figures() -> None:
     peak = max(ar["sizes"], key=lambda s: s["busbw_gbps"])
     assert (ar["peak_busbw_gbps"], ar["peak_bytes"]) == (peak["busbw_gbps"], peak["bytes"])
     assert results["all_reduce"].device == "gloo x2"
+
+
+@pytest.mark.parametrize(
+    "rates, figures",
+    [
+        # CPU rates of a hundredth: the spread comes from the unrounded rates (0.0039 / 0.0124),
+        # where the rounded figures would give (0.014 - 0.011) / 0.012 = 0.25
+        (
+            [0.0105, 0.0114, 0.0124, 0.0134, 0.0144],
+            {"tflops": 0.012, "tflops_min": 0.011, "tflops_max": 0.014, "spread": 0.315},
+        ),
+        (
+            [2.0, 1.0, 3.0, 4.0],
+            {"tflops": 2.5, "tflops_min": 1.0, "tflops_max": 4.0, "spread": 1.2},
+        ),
+        ([0.0, 0.0, 0.0], {"tflops": 0.0, "tflops_min": 0.0, "tflops_max": 0.0, "spread": 0.0}),
+    ],
+)
+def test_summarize_rates_takes_the_spread_from_unrounded_rates(rates, figures) -> None:
+    got = workloads.summarize_rates("float32", rates)
+    assert got == {f"float32_{k}": v for k, v in figures.items()} | {"float32_repeats": len(rates)}
 
 
 @needs_torch

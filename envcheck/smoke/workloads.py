@@ -90,13 +90,24 @@ def matmul(device: str, size: int = 0, seconds: float = 1.0) -> Dict[str, Any]:
         if not device.startswith("cuda"):  # the CPU time the threads got: < 1 = contended
             got = (time.process_time() - cpu) / ((time.perf_counter() - wall) * figures["threads"])
             figures[f"{name}_cpu_share"] = round(got, 2)
-        median = statistics.median(rates)
-        figures[f"{name}_tflops"] = round(median, 3)
-        figures[f"{name}_tflops_min"] = round(min(rates), 3)
-        figures[f"{name}_tflops_max"] = round(max(rates), 3)
-        figures[f"{name}_spread"] = round((max(rates) - min(rates)) / median, 3) if median else 0.0
-        figures[f"{name}_repeats"] = len(rates)
+        figures.update(summarize_rates(name, rates))
     return figures
+
+
+def summarize_rates(name: str, rates: Sequence[float]) -> Dict[str, Any]:
+    """The figures of one dtype's repeats (TFLOP/s): median, min, max, spread and count.
+
+    The spread is (max - min) / median of the unrounded rates: recomputed from the rounded
+    figures it can be far off at CPU rates of a few hundredths of a TFLOP/s.
+    """
+    median = statistics.median(rates)
+    return {
+        f"{name}_tflops": round(median, 3),
+        f"{name}_tflops_min": round(min(rates), 3),
+        f"{name}_tflops_max": round(max(rates), 3),
+        f"{name}_spread": round((max(rates) - min(rates)) / median, 3) if median else 0.0,
+        f"{name}_repeats": len(rates),
+    }
 
 
 def matmul_repeats(
