@@ -39,3 +39,15 @@ def test_the_headline_example_is_what_envcheck_prints() -> None:
         },
     )
     assert _body(out.stdout) == _body(block)
+
+
+def test_the_readme_installs_as_a_tool_from_the_root_of_a_clone() -> None:
+    """`pipx install ./envcheck` and `uvx --from ./envcheck` failed from a clone: ./envcheck is
+    the package folder, not a project pip or uv can build (checked by hand with both)."""
+    import re
+
+    root = README.parent
+    sources = re.findall(r"^(?:pipx install|uvx --from) (\S+)", README.read_text(), re.M)
+    assert len(sources) >= 2
+    for source in sources:
+        assert (root / source / "pyproject.toml").is_file(), source
