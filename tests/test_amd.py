@@ -216,3 +216,19 @@ def test_jetson_can_be_simulated_by_override() -> None:
     env = {"ENVCHECK_FACT_SYSTEM_JETSON": "NVIDIA Jetson AGX Thor"}
     apply_overrides(facts, parse_overrides(env))
     assert facts.system.jetson == "NVIDIA Jetson AGX Thor"
+
+
+def test_the_report_header_names_the_amd_gpus() -> None:
+    """An MI300X box was headed "no driver · no GPU" in text and markdown alike."""
+    from tests.runner import envcheck
+
+    env = {
+        "ENVCHECK_FACT_AMD_GPUS": '[{"index": 0, "gfx": "gfx942"}, {"index": 1, "gfx": "gfx942"}]',
+        "ENVCHECK_FACT_AMD_DRIVER_VERSION": "6.8.5",
+        "COLUMNS": "200",
+    }
+    for fmt in ("text", "markdown"):
+        out = envcheck("check", "--no-deep", "--format", fmt, env=env)
+        head = "\n".join(out.stdout.splitlines()[:3])
+        assert "amdgpu 6.8.5 · 2x gfx942" in head, head
+        assert "no GPU" not in head and "no driver" not in head and "driver none" not in head

@@ -28,13 +28,14 @@ def _md_cell(text: str) -> str:
 
 
 def render_markdown(report: Report) -> str:
-    facts = report.facts
-    gpus = ", ".join(g.name or "GPU" for g in facts.nvidia.gpus) or "no GPU"
-    torch = facts.torch.version if facts.torch.installed else "not installed"
+    from .findings_text import machine_line  # the one machine line, as the text report has it
+
+    diagnosis = report.diagnosis or {}
+    machine = machine_line(report.facts, diagnosis.get("observed"), diagnosis.get("unstated", ()))
     lines = [
         f"## envcheck: {'✅ ready' if report.ready else '❌ not ready'}",
         "",
-        f"torch {torch} · Python {facts.python.version} · driver {facts.nvidia.driver_version or 'none'} · {gpus}",
+        machine,
         "",
         report.counts_text(),
     ]

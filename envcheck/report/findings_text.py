@@ -19,7 +19,7 @@ _COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 _MARK = {"error": "x", "warning": "!", "info": "i"}
 
 
-def _machine_line(
+def machine_line(
     facts: Facts, observed: Optional[Iterable[str]] = None, unstated: Iterable[str] = ()
 ) -> str:
     """torch · Python · driver · GPUs. For a pasted report (``observed``: the Facts sections
@@ -44,6 +44,11 @@ def _machine_line(
         else:
             drv = "driver: not in the text" if "nvidia.driver" in lacks else "no driver"
         nvidia = f"{drv} · {gpus}"
+        amd = _amd_part(facts)
+        if amd and not (driver or supports or facts.nvidia.gpus):
+            nvidia = amd  # an AMD machine: "no driver · no GPU" said it had nothing
+        elif amd:
+            nvidia = f"{nvidia} · {amd}"
     if seen is not None and "torch" not in seen:
         torch = "torch: not in the text"
     else:
@@ -53,6 +58,16 @@ def _machine_line(
     else:
         python = f"Python {facts.python.version}"
     return f"{torch} · {python} · {nvidia}"
+
+
+def _amd_part(facts: Facts) -> str:
+    """``amdgpu 6.8.5 · 2x gfx942`` for the AMD GPUs, or "" when there are none."""
+    if not facts.amd.gpus:
+        return ""
+    names = [g.gfx or "AMD GPU" for g in facts.amd.gpus]
+    gpus = f"{len(names)}x {names[0]}" if len(set(names)) == 1 else ", ".join(names)
+    driver = f"amdgpu {facts.amd.driver_version}" if facts.amd.driver_version else "amdgpu"
+    return f"{driver} · {gpus}"
 
 
 def _finding(f: Finding, s: Style, width: int, commands: int, indent: str = "") -> List[str]:
@@ -93,7 +108,7 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
         width = terminal_width()
     facts = report.facts
     diagnosis = report.diagnosis or {}
-    machine = _machine_line(facts, diagnosis.get("observed"), diagnosis.get("unstated", ()))
+    machine = machine_line(facts, diagnosis.get("observed"), diagnosis.get("unstated", ()))
     title = f"envcheck {__version__} {report.command}"
     header = heading(title, machine.split(" · "), width)
     header[0] = header[0].replace(title, s(title, "bold"), 1)

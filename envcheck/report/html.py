@@ -17,7 +17,7 @@ from .._version import __version__
 from ..findings import Finding
 from ..smoke.runner import SmokeResult
 from .facts_text import fact_sections, pcie_link, topology_cells
-from .findings_text import _machine_line
+from .findings_text import machine_line
 from .smoke_text import _size, summary_line
 from .style import Style
 
@@ -77,7 +77,7 @@ td.none{color:#57606a;text-align:center}
 def render_html(report: Report) -> str:
     facts = report.facts
     diagnosis = report.diagnosis or {}
-    machine = _machine_line(facts, diagnosis.get("observed"), diagnosis.get("unstated", ()))
+    machine = machine_line(facts, diagnosis.get("observed"), diagnosis.get("unstated", ()))
     verdict = str(report.verdict)
     tone = "ready" if report.ready else "not ready"
     if report.ready and report.unverified:  # unknown is never plain "fine"
