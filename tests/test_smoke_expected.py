@@ -209,3 +209,24 @@ def test_matmul_text_shows_median_and_spread() -> None:
     busy = {**figures, "float32_cpu_share": 0.55, "load_avg_1m": 3.5}
     line = summary_line(SmokeResult("matmul", "cpu", "passed", 2.0, figures=busy))
     assert "on 55% of 2 threads (a busy CPU)" in line and "load 3.5" in line
+
+
+def test_one_rank_shows_no_busbw_in_text_or_page() -> None:
+    """The figures of `envcheck smoke` on a real one-GPU H200: busbw = algbw x 2(n-1)/n is 0 for
+    one rank, and "peak busbw 0.000 GB/s at 4 KiB" read like a dead link."""
+    from envcheck.report.html import _smoke as render_smoke_section
+
+    data = json.loads(
+        (Path(__file__).parent / "data" / "h200_all_reduce_one_rank.json").read_text()
+    )
+    result = SmokeResult(
+        data["name"], data["device"], data["status"], data["duration_s"], figures=data["figures"]
+    )
+    text = " ".join(result_lines(result, width=200))
+    assert "1 rank over nccl, verified at 10 sizes (4 KiB-1 GiB)" in text
+    assert "no busbw (one rank: nothing crosses a link)" in text
+    assert "peak busbw" not in text and "1 ranks" not in text
+    page = render_smoke_section([result])
+    assert "no busbw chart (one rank: nothing crosses a link)" in page
+    assert "all_reduce busbw by message size" not in page
+    assert summary_line(result).startswith("1 rank over nccl")

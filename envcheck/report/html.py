@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from .._version import __version__
 from ..findings import Finding
+from ..smoke.expected import ONE_RANK, measures_links
 from ..smoke.runner import SmokeResult
 from .facts_text import fact_sections, pcie_link, topology_cells
 from .findings_text import machine_line
@@ -204,6 +205,9 @@ def _smoke(results: Sequence[SmokeResult]) -> str:
         body += ["<h3>matmul per device (median, and the spread of the repeats)</h3>", bars]
     for r in results:
         if r.name == "all_reduce" and r.status == "passed" and r.figures.get("sizes"):
+            if not measures_links(r.figures.get("world_size")):  # a flat line at 0 GB/s
+                body.append(f'<p class="muted">all_reduce: no busbw chart ({_e(ONE_RANK)})</p>')
+                continue
             body += [
                 f"<h3>all_reduce busbw by message size ({_e(r.figures.get('world_size'))} ranks, "
                 f"{_e(r.figures.get('backend'))})</h3>",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from ..smoke.expected import ONE_RANK, measures_links
 from ..smoke.runner import SmokeResult
 from .style import Style
 from .wrap import terminal_width, wrap
@@ -60,15 +61,19 @@ def _all_reduce_line(f: Dict[str, Any]) -> str:
     if not sizes:
         return f"{f.get('world_size')} ranks over {f.get('backend')}, verified"
     peak = max(sizes, key=lambda s: s["busbw_gbps"])
+    ranks = f"{f['world_size']} rank{'s' if f['world_size'] != 1 else ''}"
     text = (
-        f"{f['world_size']} ranks over {f['backend']}, verified at {len(sizes)} sizes "
-        f"({_size(sizes[0]['bytes'])}-{_size(sizes[-1]['bytes'])}); peak busbw "
-        f"{peak['busbw_gbps']:.3f} GB/s at {_size(peak['bytes'])}"
+        f"{ranks} over {f['backend']}, verified at {len(sizes)} sizes "
+        f"({_size(sizes[0]['bytes'])}-{_size(sizes[-1]['bytes'])})"
     )
-    if f.get("expected_busbw_gbps"):
-        text += f"; expected {f['expected_busbw_gbps']:g} GB/s ({f.get('expected_basis', '')})"
-    elif f.get("expected_unknown"):
-        text += f"; expected: not known ({f['expected_unknown']})"
+    if not measures_links(f["world_size"]):  # a busbw of 0.000 GB/s read as a dead link
+        text += f"; no busbw ({ONE_RANK})"
+    else:
+        text += f"; peak busbw {peak['busbw_gbps']:.3f} GB/s at {_size(peak['bytes'])}"
+        if f.get("expected_busbw_gbps"):
+            text += f"; expected {f['expected_busbw_gbps']:g} GB/s ({f.get('expected_basis', '')})"
+        elif f.get("expected_unknown"):
+            text += f"; expected: not known ({f['expected_unknown']})"
     if f.get("truncated"):
         text += f"; {f['truncated']}"
     return text

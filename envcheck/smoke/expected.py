@@ -32,6 +32,15 @@ _PCIE_PATHS = {
 }
 
 
+# busbw = algbw x 2(n-1)/n is 0 for one rank: its all_reduce verifies, it measures no link
+ONE_RANK = "one rank: nothing crosses a link"
+
+
+def measures_links(world_size: Optional[int]) -> bool:
+    """Whether an all_reduce over ``world_size`` ranks has a bus bandwidth to show."""
+    return (world_size or 0) >= 2
+
+
 @dataclass(frozen=True)
 class Expected:
     """The expected peak busbw with its basis, or ``busbw_gbps`` None and why in ``basis``."""
@@ -65,8 +74,8 @@ def expected_busbw(
     maximum link (generation x width), the smallest one. A path across CPUs (SYS) or a mix
     of NVLink and PCIe has no single-link figure.
     """
-    if world_size < 2:
-        return Expected(None, "one rank: nothing crosses a link")
+    if not measures_links(world_size):
+        return Expected(None, ONE_RANK)
     if backend == "gloo":
         return Expected(
             None,
