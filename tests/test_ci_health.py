@@ -294,7 +294,8 @@ def test_healthy_server(root: Path, tmp_path: Path) -> None:
         (
             "hung-driver",
             None,
-            "unhealthy: NVML timeout: NVML did not answer within 0.5 s (a hung driver or GPU)",
+            "unhealthy: NVML timeout: NVML did not answer within 0.5 s (a hung driver or GPU) "
+            "in nvmlInit",
         ),
     ],
 )
