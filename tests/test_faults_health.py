@@ -247,16 +247,31 @@ def test_refusals_are_noted_and_faults_stay_fatal_gpu_by_gpu(root: Path, shared_
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--timeout", "0"), "argument --timeout: must be more than 0 and at most 86400 seconds"),
-        (("--timeout", "-1"), "argument --timeout: must be more than 0 and at most 86400 seconds"),
-        (("--timeout", "nan"), "argument --timeout: must be more than 0"),
-        (("--timeout", "inf"), "argument --timeout: must be more than 0"),
-        (("--gpus", "-1"), "argument --gpus: must be 0 or more, not -1"),
+        (
+            ("--timeout", "0"),
+            "Invalid value for '--timeout': must be more than 0 and at most 86400",
+        ),
+        (("--timeout", "-1"), "Invalid value for '--timeout': must be more than 0 and at most"),
+        (("--timeout", "nan"), "Invalid value for '--timeout': must be more than 0"),
+        (("--timeout", "inf"), "Invalid value for '--timeout': must be more than 0"),
+        (("--timeout", "soon"), "Invalid value for '--timeout': 'soon' is not a valid float"),
+        (("--timeout",), "Option '--timeout' requires an argument"),
+        (("--gpus", "-1"), "Invalid value for '--gpus': must be 0 or more, not -1"),
+        # argparse took any unambiguous prefix: --gpu 2 was --gpus 2, silently
+        (("--gpu", "2"), "No such option '--gpu'. Did you mean '--gpus'?"),
+        (("--time", "5"), "No such option '--time'."),
+        (("--dee",), "No such option '--dee'"),
+        (("extra",), "Got unexpected extra argument (extra)"),
     ],
 )
-def test_nonsense_options_are_one_line_errors_with_exit_1(args, message) -> None:
-    out = envcheck("healthcheck", *args)
-    assert out.returncode == 1 and out.stderr == ""
+@pytest.mark.parametrize(
+    "route", [(), ("--tables", str(REPO / "compat_tables"))], ids=["fast", "group"]
+)
+def test_bad_options_are_one_line_errors_with_exit_1(args, message, route) -> None:
+    """Docker reserves exit 2, click's exit for a usage error: one stdout line and exit 1,
+    whether the console script's fast path runs the command or the CLI group does."""
+    out = envcheck(*route, "healthcheck", *args)
+    assert (out.returncode, out.stderr) == (1, "")
     (line,) = out.stdout.splitlines()
     assert line.startswith(f"unhealthy: {message}")
 
@@ -273,13 +288,23 @@ def test_nonsense_values_through_the_python_api(root: Path) -> None:
     )
 
 
-def test_help_shows_defaults_and_exit_codes() -> None:
+def test_help_is_click_help_like_every_other_command() -> None:
+    """Once argparse's ("usage: envcheck healthcheck [-h] ...", "options:"); now click's, as
+    for `envcheck check`, with the defaults and the exit codes."""
     out = envcheck("healthcheck", "--help")
-    assert out.returncode == 0 and out.stderr == ""
+    assert (out.returncode, out.stderr) == (0, "")
+    other = envcheck("check", "--help").stdout
+    assert out.stdout.startswith("Usage: envcheck healthcheck [OPTIONS]\n\n  ")
+    assert other.startswith("Usage: envcheck check [OPTIONS]\n\n  ")
+    for text in (out.stdout, other):
+        assert "\nOptions:\n" in text
+        assert " -h, --help " in text and "Show this message and exit." in text
     text = " ".join(out.stdout.split())
-    assert "(default: 10)" in text and "(default: off)" in text
-    assert "default: the number listed in NVIDIA_VISIBLE_DEVICES" in text
-    assert "exit codes: 0 healthy 1 unhealthy, or a bad option" in text
+    assert "--timeout SECONDS Seconds each probe may take (more than 0). [default: 10.0]" in text
+    assert "Default: the number listed in NVIDIA_VISIBLE_DEVICES" in text
+    assert "Exit codes: 0 healthy, 1 unhealthy or a bad option (never 2" in text
+    grouped = envcheck("--tables", str(REPO / "compat_tables"), "healthcheck", "--help")
+    assert grouped.stdout == out.stdout  # one command, whichever way it is reached
 
 
 # --------------------------------------------------------------------------- a closed stdout
