@@ -185,7 +185,8 @@ def check(
     if problems:
         return UNHEALTHY, "unhealthy: " + "; ".join(problems) + noted
     temps = [g.temperature_c for g in nv.gpus if g.temperature_c is not None]
-    heat = f", {min(temps)}-{max(temps)} C" if temps else ""
+    low, high = (min(temps), max(temps)) if temps else (None, None)
+    heat = "" if low is None else f", {low} C" if low == high else f", {low}-{high} C"
     matmul = ", matmul ok" if deep else ""
     return HEALTHY, f"healthy: {len(nv.gpus)} GPU(s){heat}{matmul}{noted}"
 

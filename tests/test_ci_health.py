@@ -335,6 +335,19 @@ def test_hot_gpu(root: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("temps", "heat"), [((35,), "35 C"), ((35, 35), "35 C"), ((35, 41, 38), "35-41 C")]
+)
+def test_the_temperatures_are_a_range_only_when_they_differ(root: Path, temps, heat) -> None:
+    """A real H200 printed "healthy: 1 GPU(s), 35-35 C"."""
+    gpu = MACHINES["8xH100-SXM"]["gpus"][0]
+    machine = {**MACHINES["8xH100-SXM"], "gpus": [dict(gpu, temp=t) for t in temps]}
+    assert health(root=root, nvml=make_nvml(machine), environ={}) == (
+        0,
+        f"healthy: {len(temps)} GPU(s), {heat}",
+    )
+
+
+@pytest.mark.parametrize(
     ("value", "count"),
     [("0,1,2", 3), ("GPU-aaa,GPU-bbb", 2), ("all", None), ("none", 0), ("", None)],
 )

@@ -210,7 +210,7 @@ def test_a_refused_secondary_query_is_noted_not_fatal(
     machine = one_gpu(fail=fail)
     assert health(gpus=1, root=root, nvml=make_nvml(machine), environ={}) == (
         0,
-        f"healthy: 1 GPU(s), 31-31 C; noted: {noted}",
+        f"healthy: 1 GPU(s), 31 C; noted: {noted}",
     )
 
 
