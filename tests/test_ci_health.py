@@ -269,14 +269,8 @@ def root(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_healthy_server(root: Path, tmp_path: Path) -> None:
-    code, line = health(
-        gpus=8,
-        state=str(tmp_path / "s.json"),
-        root=root,
-        nvml=make_nvml(MACHINES["8xH100-SXM"]),
-        environ={},
-    )
+def test_healthy_server(root: Path) -> None:
+    code, line = health(gpus=8, root=root, nvml=make_nvml(MACHINES["8xH100-SXM"]), environ={})
     assert (code, line) == (0, "healthy: 8 GPU(s), 31-38 C")
 
 
@@ -299,12 +293,11 @@ def test_healthy_server(root: Path, tmp_path: Path) -> None:
         ),
     ],
 )
-def test_unhealthy_machines(root, tmp_path, machine, gpus, line) -> None:
+def test_unhealthy_machines(root, machine, gpus, line) -> None:
     start = time.monotonic()
     code, out = health(
         gpus=gpus,
         timeout=0.5,
-        state=str(tmp_path / "s.json"),
         root=root,
         nvml=make_nvml(MACHINES[machine]),
         environ={},
@@ -326,9 +319,9 @@ def test_ecc_errors_since_the_driver_loaded_are_unhealthy_from_the_first_run(
     assert [p.name for p in tmp_path.iterdir()] == ["dev"]  # the fake /dev only
 
 
-def test_hot_gpu(root: Path, tmp_path: Path) -> None:
+def test_hot_gpu(root: Path) -> None:
     machine = {**MACHINES["8xH100-SXM"], "gpus": [dict(MACHINES["8xH100-SXM"]["gpus"][0], temp=91)]}
-    assert health(state=str(tmp_path / "s"), root=root, nvml=make_nvml(machine), environ={}) == (
+    assert health(root=root, nvml=make_nvml(machine), environ={}) == (
         1,
         "unhealthy: GPU 0 at 91 C (slowdown 87 C)",
     )
