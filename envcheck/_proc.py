@@ -43,6 +43,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Dict, List, Optional, Sequence
 
@@ -269,7 +270,9 @@ class _Forked:
     (no atexit handlers: the registry of children it inherited is its parent's, not
     its own; no flush of stdio buffers it inherited). What is left, a lock inside a C
     library, can at worst make the child hang, and the child's timeout ends that
-    like any hang: it is reported, never read as an answer.
+    like any hang: it is reported, never read as an answer. (Python 3.12+ warns of
+    this hazard at every such fork; having weighed it here, the fork silences that one
+    warning.)
 
     In the child: a process group of its own (killed on timeout), the
     default action for SIGINT and SIGTERM (not envcheck's handlers), stdin from
@@ -283,7 +286,13 @@ class _Forked:
         out_read, out_write = os.pipe()
         err_read, err_write = os.pipe()
         try:
-            pid = os.fork()
+            with warnings.catch_warnings():  # Python 3.12+: weighed above, and accepted
+                warnings.filterwarnings(
+                    "ignore",
+                    message=r".*multi-threaded, use of fork\(\)",
+                    category=DeprecationWarning,
+                )
+                pid = os.fork()
         except BaseException:
             for fd in (out_read, out_write, err_read, err_write):
                 os.close(fd)

@@ -99,9 +99,8 @@ def _kernel_module(root: Path, facts: NvidiaFacts) -> None:
 
 
 _FORK = hasattr(os, "fork")  # else the child is a fresh interpreter (Windows)
-_MARK = (
-    "envcheck-nvml: "  # the child's lines: "step NAME" before each NVML call, then "answer {...}"
-)
+# The child's lines on stdout: "step NAME" before each NVML call, then "answer {...}".
+_MARK = "envcheck-nvml: "
 
 
 def _ask_nvml(nvml: Optional[ModuleType], timeout: float, show_ids: bool) -> NvidiaFacts:
