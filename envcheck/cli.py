@@ -15,10 +15,10 @@ from typing import Any, Dict, List, Optional
 import click
 
 from . import exitcodes
+from ._clickstyle import CONTEXT
 from ._version import __version__
+from .healthcheck import command as healthcheck
 from .tables.model import PLATFORMS
-
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 @click.group(invoke_without_command=True, context_settings=CONTEXT)
@@ -639,31 +639,8 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed, html) -> None:
     ctx.exit(exitcodes.NOT_READY if failed else exitcodes.OK)
 
 
-@cli.command(context_settings=CONTEXT)
-@click.option(
-    "--gpus",
-    type=int,
-    default=None,
-    help="GPUs that must be visible (default: NVIDIA_VISIBLE_DEVICES).",
-)
-@click.option(
-    "--deep", is_flag=True, help="Also run a tiny matmul in a child process with a timeout."
-)
-@click.option(
-    "--timeout", type=float, default=10.0, show_default=True, help="Seconds each probe may take."
-)
-@click.option("--state", metavar="FILE", help="Ignored: kept so old HEALTHCHECK lines still parse.")
-@click.pass_context
-def healthcheck(ctx, gpus, deep, timeout, state) -> None:
-    """For Docker HEALTHCHECK and Kubernetes probes: exit 0 (healthy) or 1, one line.
-
-    NVML only (torch only with --deep); every probe bounded by a timeout.
-    """
-    from .healthcheck import check as health
-
-    code, line = health(gpus, deep, timeout, state)
-    click.echo(line)
-    ctx.exit(code)
+# One definition, in envcheck.healthcheck: the console script runs it without this group.
+cli.add_command(healthcheck)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -131,7 +131,8 @@ class NvmlStatus:
 
     ok: bool = False
     error: Optional[str] = None  # library_not_found, driver_not_loaded, lib_rm_version_mismatch,
-    #                              no_permission, gpu_is_lost, unknown, timeout, bindings_missing
+    #                              no_permission, gpu_is_lost, unknown, bindings_missing, and
+    #                              for the child that asked NVML: timeout, crashed, no_answer
     message: Optional[str] = None  # the text NVML (or the timeout) gave
     version: Optional[str] = None  # NVML library version, e.g. "12.535.104.05"
 

@@ -45,13 +45,16 @@ still accepted, and ignored, so existing HEALTHCHECK lines keep parsing.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+import click
+
+from ._clickstyle import CONTEXT
 
 HEALTHY, UNHEALTHY = 0, 1
 
@@ -182,7 +185,8 @@ def check(
     if problems:
         return UNHEALTHY, "unhealthy: " + "; ".join(problems) + noted
     temps = [g.temperature_c for g in nv.gpus if g.temperature_c is not None]
-    heat = f", {min(temps)}-{max(temps)} C" if temps else ""
+    low, high = (min(temps), max(temps)) if temps else (None, None)
+    heat = "" if low is None else f", {low} C" if low == high else f", {low}-{high} C"
     matmul = ", matmul ok" if deep else ""
     return HEALTHY, f"healthy: {len(nv.gpus)} GPU(s){heat}{matmul}{noted}"
 
@@ -205,52 +209,92 @@ def _deep(gpus, timeout: float) -> List[str]:
 
 # --------------------------------------------------------------------------- command line
 
-EPILOG = """\
-exit codes:
-  0  healthy
-  1  unhealthy, or a bad option (never 2: Docker reserves it)
 
-unhealthy when a container that expects GPUs (NVIDIA_VISIBLE_DEVICES, a CUDA
-image's variables) was started without them, fewer GPUs are visible than
-expected, a GPU is lost or NVML
-reports a fault on it, a GPU has had uncorrectable ECC errors since the driver
-loaded, a GPU is at its slowdown temperature, or the --deep matmul fails. A
-query NVML refuses (no permission, not supported) is noted, not fatal. No file
-is read or written.
-"""
+def _refuse(why: Callable[[Any], Optional[str]]) -> Callable[..., Any]:
+    """A click callback that refuses a value ``why`` finds fault with: the same rule that
+    :func:`check` applies to the Python API's arguments."""
 
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        reason = None if value is None else why(value)
+        if reason:
+            raise click.BadParameter(reason, ctx=ctx, param=param)
+        return value
 
-class _BadOption(Exception):
-    pass
+    return callback
 
 
-class _Parser(argparse.ArgumentParser):
-    """One line for a bad option, not argparse's usage block and exit 2."""
+class _OneLine(click.Command):
+    """A click command whose bad options are one line and exit 1.
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _BadOption(message)
+    Docker reserves exit 2 for HEALTHCHECK, which is click's exit for a usage
+    error, and a probe's output is one line: so a bad option prints
+    ``unhealthy: <click's message>`` on stdout and exits 1, whichever way the
+    command was reached (the console script's fast path, or the CLI group as in
+    ``envcheck --tables DIR healthcheck``). Click takes no abbreviations, so
+    ``--gpu 2`` is an error ("Did you mean '--gpus'?"), not ``--gpus 2``.
+    """
+
+    def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            _say("unhealthy: " + " ".join(exc.format_message().split()))
+            ctx.exit(UNHEALTHY)
+        except BrokenPipeError:  # --help into a reader that has gone
+            _flush_stdout()
+            ctx.exit(HEALTHY)
+        raise AssertionError("unreachable")  # pragma: no cover - ctx.exit raises
 
 
-def _seconds(text: str) -> float:
+@click.command(cls=_OneLine, name="healthcheck", context_settings=CONTEXT)
+@click.option(
+    "--gpus",
+    type=int,
+    default=None,
+    metavar="N",
+    callback=_refuse(bad_gpus),
+    help="GPUs that must be visible. Default: the number listed in NVIDIA_VISIBLE_DEVICES; "
+    "no minimum when it is unset or 'all'.",
+)
+@click.option("--deep", is_flag=True, help="Also run a tiny matmul in a child process.")
+@click.option(
+    "--timeout",
+    type=float,
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    callback=_refuse(bad_timeout),
+    help="Seconds each probe may take (more than 0).",
+)
+@click.option(
+    "--state",
+    metavar="FILE",
+    help="Ignored: no state is kept; accepted so that older HEALTHCHECK lines still work.",
+)
+@click.pass_context
+def command(
+    ctx: click.Context, gpus: Optional[int], deep: bool, timeout: float, state: Optional[str]
+) -> None:
+    """For Docker HEALTHCHECK and Kubernetes probes: one line, exit 0 (healthy) or 1.
+
+    NVML only, in a child process (torch only with --deep); every probe bounded by
+    --timeout. No file is read or written.
+
+    Unhealthy when a container that expects GPUs (NVIDIA_VISIBLE_DEVICES, a CUDA image's
+    variables) was started without them, fewer GPUs are visible than expected, NVML hangs
+    or crashes, a GPU is lost or NVML reports a fault on it, a GPU has had uncorrectable
+    ECC errors since the driver loaded, a GPU is at its slowdown temperature, or the
+    --deep matmul fails. A query NVML refuses (no permission, not supported) is noted,
+    not fatal.
+
+    Exit codes: 0 healthy, 1 unhealthy or a bad option (never 2: Docker reserves it).
+    """
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    why = bad_timeout(value)
-    if why:
-        raise argparse.ArgumentTypeError(why)
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    why = bad_gpus(value)
-    if why:
-        raise argparse.ArgumentTypeError(why)
-    return value
+        code, line = check(gpus, deep, timeout)
+    except Exception as exc:  # a bug must read as unhealthy, never as a traceback
+        code, line = UNHEALTHY, f"unhealthy: envcheck failed: {type(exc).__name__}: {exc}"
+    _say(line)
+    ctx.exit(code)
 
 
 def _flush_stdout() -> None:
@@ -281,62 +325,12 @@ def _say(line: str) -> None:
     _flush_stdout()
 
 
-def _parser() -> _Parser:
-    parser = _Parser(
-        prog="envcheck healthcheck",
-        description=(__doc__ or "").split("\n\n")[0],
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--gpus",
-        type=_count,
-        default=None,
-        metavar="N",
-        help="GPUs that must be visible (default: the number listed in NVIDIA_VISIBLE_DEVICES; "
-        "no minimum when it is unset or 'all')",
-    )
-    parser.add_argument(
-        "--deep",
-        action="store_true",
-        help="also run a tiny matmul in a child process (default: off)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=_seconds,
-        default=10.0,
-        metavar="S",
-        help="seconds each probe may take, more than 0 (default: %(default)g)",
-    )
-    parser.add_argument(
-        "--state",
-        default=None,
-        metavar="FILE",
-        help="ignored: no state is kept; accepted so that older HEALTHCHECK lines still work",
-    )
-    return parser
-
-
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = _parser()
-    try:
-        try:
-            args = parser.parse_args(argv)
-        except _BadOption as exc:  # argparse would exit 2, which Docker reserves
-            _say(f"unhealthy: {exc}")
-            return UNHEALTHY
-        except SystemExit as exc:  # --help
-            _flush_stdout()
-            return HEALTHY if exc.code in (0, None) else UNHEALTHY
-    except BrokenPipeError:  # --help into a closed pipe, and the help text was large
-        _flush_stdout()
-        return HEALTHY
-    try:
-        code, line = check(args.gpus, args.deep, args.timeout)
-    except Exception as exc:  # a bug must read as unhealthy, never as a traceback
-        code, line = UNHEALTHY, f"unhealthy: envcheck failed: {type(exc).__name__}: {exc}"
-    _say(line)
-    return code
+    """The console script's fast path (``envcheck._entry``): the same command as
+    ``envcheck healthcheck`` in the CLI group, run without the group, which loads the
+    compatibility tables that a healthcheck does not need."""
+    code = command.main(argv, prog_name="envcheck healthcheck", standalone_mode=False)
+    return code if isinstance(code, int) else HEALTHY
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ A machine is a dict:
 where a GPU's "fail" maps a query name (as in pynvml: "name", "memory", ...) or
 "*" (every query) to the NVML error code it raises. ``"bytes": True`` makes the string
 queries return bytes, as pynvml before 11.5 (and some nvidia-ml-py builds) did.
+``"log": path`` appends each GPU query's name to that file: envcheck calls NVML in a
+child process, so ``state["calls"]`` fills in the child, not in the test.
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ def make_nvml(machine: Dict[str, Any]) -> types.ModuleType:
     def gpu_call(query: str, handle: Dict[str, Any]) -> Dict[str, Any]:
         need_init()
         state["calls"].append(query)
+        if m.get("log"):  # NVML runs in a child process: the parent reads its calls here
+            with open(m["log"], "a") as log:
+                log.write(query + "\n")
         fail = handle.get("fail", {})
         code: Optional[int] = fail.get(query, fail.get("*"))
         if code is not None:

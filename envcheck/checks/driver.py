@@ -158,6 +158,20 @@ _NVML = {
         "NVML did not answer: the driver or a GPU is hung",
         "A wedged GPU or driver: check `dmesg` for Xid errors; a GPU reset or reboot is usually needed.",
     ),
+    "crashed": (
+        "NVML crashed: the NVIDIA driver library ended the process that called it",
+        "libnvidia-ml (the user-space driver) died inside the call named above, so nothing is "
+        "known about the GPUs: check that the library matches the kernel module (`nvidia-smi`; "
+        "in a container, that the host's driver libraries are mounted, not a copy in the image) "
+        "and `dmesg` for Xid errors; reinstall the driver if it persists.",
+    ),
+    "no_answer": (
+        "NVML ended without answering",
+        "The process that called the NVIDIA driver library exited inside the call named above, "
+        "so nothing is known about the GPUs: check that libnvidia-ml.so.1 is the driver's own "
+        "(`ldconfig -p | grep nvidia-ml`, LD_LIBRARY_PATH, LD_PRELOAD) and that it matches the "
+        "kernel module.",
+    ),
     "unknown": (
         "NVML: Unknown Error",
         "In a container this often means it lost access to its GPUs (e.g. after a systemd daemon-reload "

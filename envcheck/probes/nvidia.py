@@ -6,23 +6,38 @@ still answer when NVML itself is broken (the "Driver/library version mismatch"
 after an upgrade without a reboot). NVML (``pynvml`` from nvidia-ml-py) then
 gives the CUDA version the driver supports and every GPU.
 
-NVML calls are C calls into the driver, which can block on a wedged GPU. They
-run in a daemon thread joined with a timeout: a hang becomes ``nvml.error ==
-"timeout"`` and envcheck carries on. Every NVML failure is recorded under its
-NVML code name (``library_not_found``, ``lib_rm_version_mismatch``, ...) with
-NVML's own message; a query a GPU does not support is simply left None.
+NVML calls are C calls into the driver library, which can block on a wedged
+GPU, and which can crash (a segfault in libnvidia-ml) or end the process (a
+library that calls ``exit()``). So they never run in envcheck's own process: a
+child asks NVML and prints its answer (``envcheck._proc``: a process group of
+its own, a timeout, a watchdog, bounded output). On POSIX the child is a fork
+of envcheck, which costs a ``fork()`` where a fresh interpreter would import
+Python, envcheck and the binding again (see ``_proc._Forked`` for why a fork
+is safe enough here); where there is no ``fork()`` it is a fresh interpreter
+running the same function.
+
+What the child did not answer becomes NVML's error, so that the check and the
+healthcheck say it instead of reading it as "no GPU": ``timeout`` (a hang),
+``crashed`` (a signal ended it: "libnvidia-ml crashed (SIGSEGV) in nvmlInit",
+naming the NVML call it was in) and ``no_answer`` (it exited without an
+answer). Every failure NVML reports itself is recorded under its NVML code
+name (``library_not_found``, ``lib_rm_version_mismatch``, ...) with NVML's own
+message; a query a GPU does not support is simply left None.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
+import os
 import re
-import threading
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, List, Optional
 
-from ..facts import GpuFacts, GpuPairFacts, NvidiaFacts, NvmlStatus
+from .. import _proc
+from ..facts import FactsError, GpuFacts, GpuPairFacts, NvidiaFacts, NvmlStatus, convert
 from . import topology
 from ._files import read_first_line, read_text
 from .pcie import probe_pcie
@@ -47,36 +62,22 @@ def probe_nvidia(
         facts.device_nodes = []
     _kernel_module(root, facts)
 
-    if nvml is None:
+    if nvml is None and _FORK:  # imported before the fork: the child imports nothing
         try:
             import pynvml as nvml  # type: ignore[no-redef]  # the real module; tests pass a fake
         except Exception as exc:  # not installed, or a broken install
             facts.nvml = NvmlStatus(ok=False, error="bindings_missing", message=str(exc))
             return facts
 
-    box: Dict[str, Any] = {}
-    worker = threading.Thread(target=_nvml_worker, args=(nvml, box, show_ids), daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        facts.nvml = NvmlStatus(
-            ok=False,
-            error="timeout",
-            message=f"NVML did not answer within {timeout:g} s (a hung driver or GPU)",
-        )
-        return facts
-    result: Optional[_NvmlResult] = box.get("result")
-    if result is None:  # the worker itself failed: an envcheck bug, recorded not raised
-        facts.nvml = NvmlStatus(ok=False, error="unknown", message=box.get("crash", "no result"))
-        return facts
-    facts.nvml = result.status
-    facts.gpus = result.gpus
-    facts.pairs = result.pairs
+    answer = _ask_nvml(nvml, timeout, show_ids)
+    facts.nvml = answer.nvml
+    facts.gpus = answer.gpus
+    facts.pairs = answer.pairs
     for gpu in facts.gpus:  # the link, NUMA node, IOMMU and ACS that NVML does not report
         gpu.pcie = probe_pcie(root, gpu.pci_bus_id)
-    facts.cuda_driver_version = result.cuda_driver_version
-    if facts.driver_version is None and result.driver_version:
-        facts.driver_version, facts.driver_version_source = result.driver_version, "nvml"
+    facts.cuda_driver_version = answer.cuda_driver_version
+    if facts.driver_version is None and answer.driver_version:
+        facts.driver_version, facts.driver_version_source = answer.driver_version, "nvml"
     return facts
 
 
@@ -97,13 +98,104 @@ def _kernel_module(root: Path, facts: NvidiaFacts) -> None:
 # --------------------------------------------------------------------------- NVML
 
 
-class _NvmlResult:
-    def __init__(self) -> None:
-        self.status = NvmlStatus()
-        self.driver_version: Optional[str] = None
-        self.cuda_driver_version: Optional[str] = None
-        self.gpus: List[GpuFacts] = []
-        self.pairs: List[GpuPairFacts] = []
+_FORK = hasattr(os, "fork")  # else the child is a fresh interpreter (Windows)
+# The child's lines on stdout: "step NAME" before each NVML call, then "answer {...}".
+_MARK = "envcheck-nvml: "
+
+
+def _ask_nvml(nvml: Optional[ModuleType], timeout: float, show_ids: bool) -> NvidiaFacts:
+    """What NVML says (the nvml status, driver and CUDA versions, GPUs and pairs), asked
+    in a child; what the child did not answer is NVML's error (see the module)."""
+    if _FORK:
+        assert nvml is not None
+        bound = nvml  # for the closure: mypy and the reader both see it is set
+        child = _proc.Child(
+            ["<fork: NVML>"], timeout, marker=_MARK, target=lambda: _serve(bound, show_ids)
+        )
+    else:  # platforms without fork(); a stand-in NVML module needs a fork
+        if nvml is not None:
+            raise ValueError("a stand-in NVML module needs os.fork()")
+        package_parent = str(Path(__file__).resolve().parents[2])
+        code = (
+            f"import sys; sys.path.insert(0, {package_parent!r}); "
+            f"from envcheck.probes.nvidia import _serve_fresh; _serve_fresh({show_ids!r})"
+        )
+        child = _proc.Child([*_proc.python_argv(), "-c", code], timeout, marker=_MARK)
+    return _read_answer(child.wait(), timeout)
+
+
+def _read_answer(result: _proc.ChildResult, timeout: float) -> NvidiaFacts:
+    steps, answer = [], None
+    for line in result.stdout.splitlines():
+        if line.startswith(_MARK + "step "):
+            steps.append(line[len(_MARK + "step ") :].strip())
+        elif line.startswith(_MARK + "answer "):
+            answer = line[len(_MARK + "answer ") :]
+    where = f" in {steps[-1]}" if steps else " before its first NVML call"
+    if result.timed_out:
+        return _failed(
+            "timeout", f"NVML did not answer within {timeout:g} s (a hung driver or GPU){where}"
+        )
+    if answer is not None:
+        try:
+            return convert(NvidiaFacts, json.loads(answer), "nvml answer")  # type: ignore[no-any-return]
+        except (ValueError, FactsError) as exc:  # a broken line is no answer
+            return _failed("no_answer", f"NVML's answer could not be read: {exc}")
+    last = (result.stderr.strip().splitlines() or [""])[-1]
+    said = f": {last}" if last else ""
+    if result.signal:
+        return _failed("crashed", f"libnvidia-ml crashed ({result.signal}){where}{said}")
+    return _failed(
+        "no_answer", f"NVML exited without answering (exit status {result.returncode}){where}{said}"
+    )
+
+
+def _failed(error: str, message: str) -> NvidiaFacts:
+    return NvidiaFacts(nvml=NvmlStatus(ok=False, error=error, message=message))
+
+
+def _serve(nvml: ModuleType, show_ids: bool) -> None:
+    """The child's work: ask NVML, saying each call before it is made (the last one said
+    is where a crash or a hang happened), then print the answer as one JSON line."""
+    facts = _query_nvml(_Traced(nvml, lambda name: _say(f"{_MARK}step {name}\n")), show_ids)
+    _say(f"{_MARK}answer {json.dumps(dataclasses.asdict(facts))}\n")
+
+
+def _serve_fresh(show_ids: bool) -> None:
+    try:
+        import pynvml
+    except Exception as exc:
+        failed = _failed("bindings_missing", str(exc))
+        _say(f"{_MARK}answer {json.dumps(dataclasses.asdict(failed))}\n")
+        return
+    _serve(pynvml, show_ids)
+
+
+def _say(text: str) -> None:
+    data = text.encode("utf-8", "replace")
+    while data:
+        data = data[os.write(1, data) :]
+
+
+class _Traced:
+    """``nvml`` with every ``nvml*`` function call announced first, by ``say(name)``."""
+
+    def __init__(self, nvml: ModuleType, say: Callable[[str], None]) -> None:
+        self._nvml, self._say = nvml, say
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._nvml, name)
+        if not (name.startswith("nvml") and callable(value)):
+            return value
+
+        def call(*args: Any) -> Any:
+            self._say(name)
+            return value(*args)
+
+        return call
+
+    def __dir__(self) -> List[str]:
+        return dir(self._nvml)
 
 
 def error_names(nvml: ModuleType) -> Dict[int, str]:
@@ -124,13 +216,6 @@ def cuda_version_from_int(value: int) -> str:
     return f"{value // 1000}.{(value % 1000) // 10}"
 
 
-def _nvml_worker(nvml: ModuleType, box: Dict[str, Any], show_ids: bool) -> None:
-    try:
-        box["result"] = _query_nvml(nvml, show_ids)
-    except BaseException as exc:
-        box["crash"] = f"{type(exc).__name__}: {exc}"
-
-
 def _describe(nvml: ModuleType, names: Dict[int, str], exc: BaseException) -> tuple:
     if isinstance(exc, nvml.NVMLError):
         code = getattr(exc, "value", None)
@@ -138,26 +223,27 @@ def _describe(nvml: ModuleType, names: Dict[int, str], exc: BaseException) -> tu
     return "unknown", f"{type(exc).__name__}: {exc}"
 
 
-def _query_nvml(nvml: ModuleType, show_ids: bool) -> _NvmlResult:
+def _query_nvml(nvml: Any, show_ids: bool) -> NvidiaFacts:
+    """NVML's part of the facts (run in the child)."""
     names = error_names(nvml)
-    out = _NvmlResult()
+    out = NvidiaFacts()
     try:
         nvml.nvmlInit()
     except Exception as exc:
-        out.status.error, out.status.message = _describe(nvml, names, exc)
+        out.nvml.error, out.nvml.message = _describe(nvml, names, exc)
         return out
     try:
-        out.status.ok = True
+        out.nvml.ok = True
         out.driver_version = _system_call(nvml, nvml.nvmlSystemGetDriverVersion)
-        out.status.version = _system_call(nvml, nvml.nvmlSystemGetNVMLVersion)
+        out.nvml.version = _system_call(nvml, nvml.nvmlSystemGetNVMLVersion)
         cuda = _system_call(nvml, _cuda_driver_version_fn(nvml))
         if isinstance(cuda, int) and cuda > 0:
             out.cuda_driver_version = cuda_version_from_int(cuda)
         try:
             count = int(nvml.nvmlDeviceGetCount())
         except Exception as exc:
-            out.status.ok = False
-            out.status.error, out.status.message = _describe(nvml, names, exc)
+            out.nvml.ok = False
+            out.nvml.error, out.nvml.message = _describe(nvml, names, exc)
             return out
         out.gpus = [_query_gpu(nvml, names, i, show_ids) for i in range(count)]
         out.pairs = _query_topology(nvml, out.gpus)

@@ -26,6 +26,8 @@ _NVML_ERRORS = {
     "gpu_is_lost": "a GPU has fallen off the bus",
     "unknown": "NVML reported an unknown error",
     "timeout": "NVML did not answer (hung driver or GPU)",
+    "crashed": "the NVIDIA driver library crashed",
+    "no_answer": "NVML ended without answering",
     "bindings_missing": "nvidia-ml-py is not importable",
 }
 _LABEL_WIDTH = 12
