@@ -101,6 +101,9 @@ class Report:
     smoke: Tuple[SmokeResult, ...] = ()
     requirements: Optional[str] = None  # the file the project's requirements came from
     ignored: Tuple[str, ...] = ()  # the codes the selection dropped
+    # The findings that were there and were dropped by the selection, one code per finding:
+    # the verdict says them ("(1 ignored: GPU007)"), so a READY never hides what was ignored.
+    ignored_findings: Tuple[str, ...] = ()
     not_run: Tuple[NotRun, ...] = ()  # rules not judged, and why
     diagnosis: Optional[Mapping[str, Any]] = None  # diagnose: what was read from the text
     # check(grid=True): torch releases x variants on this machine (install.grid); the HTML
@@ -133,13 +136,17 @@ class Report:
         return out
 
     def counts_text(self) -> str:
-        """ "1 error, 2 warnings, 0 infos (+1 that follow from them)": every format says it so."""
+        """ "1 error, 2 warnings, 0 infos (+1 that follow from them) (1 ignored: GPU007)": every
+        format says it so."""
         counts = self.counts()
         text = ", ".join(
             f"{counts[s.value]} {s.value}{'' if counts[s.value] == 1 else 's'}" for s in Severity
         )
         if counts["follow_on"]:
             text += f" (+{counts['follow_on']} that follow from them)"
+        if self.ignored_findings:
+            codes = ", ".join(sorted(set(self.ignored_findings)))
+            text += f" ({len(self.ignored_findings)} ignored: {codes})"
         return text
 
     @property
@@ -269,6 +276,7 @@ def check(
     codes, unknown = selection(ignore)
     from_config, unknown_config = selection(req.ignore if req is not None else ())
     codes += [c for c in from_config if c not in codes]
+    dropped = tuple(f.code for f in findings if f.code in codes)
     findings = [f for f in findings if f.code not in codes]
     for names, where in ((unknown, "--ignore"), (unknown_config, req.source if req else "")):
         if names and "SEL001" not in codes:
@@ -322,6 +330,7 @@ def check(
         smoke=results,
         requirements=req.source if req is not None else None,
         ignored=tuple(codes),
+        ignored_findings=dropped,
         not_run=not_run,
         diagnosis=diagnosis,
         grid=_grid(facts, tables) if grid else None,

@@ -267,6 +267,7 @@ def report_schema() -> Dict[str, Any]:
         "install": {"anyOf": [{"$ref": "#/$defs/Advice"}, {"type": "null"}]},
         "requirements": NULL_STR,  # where the requirements came from: a file, envcheck.require()
         "ignored": STRINGS,
+        "ignored_findings": STRINGS,
         "not_run": {
             "type": "array",
             "items": {

@@ -1,0 +1,44 @@
+"""Options that meant two things or said too little (issue 28: 7, 10, 11, 12, 13), run as a
+user runs them: a real ``python -m envcheck`` process, GPUs simulated with ENVCHECK_GPUS."""
+
+from __future__ import annotations
+
+import json
+
+from tests.fixtures import profile, report_of
+from tests.runner import envcheck
+
+# A GPU machine whose torch (this venv's, a CPU build) cannot use its GPU: TRC001 fires.
+A100 = {
+    "ENVCHECK_GPUS": "NVIDIA A100-SXM4-80GB:8.0:80GiB",
+    "ENVCHECK_DRIVER_VERSION": "570.86.15",
+    "ENVCHECK_CUDA_DRIVER_VERSION": "12.8",
+}
+
+
+# --------------------------------------------------------------- 13: ignored findings
+
+
+def test_the_verdict_says_what_was_ignored() -> None:
+    """A READY that dropped a finding says so in the text, markdown and JSON."""
+    plain = envcheck("check", "--no-deep", env=A100)
+    assert plain.returncode == 1 and "TRC001" in plain.stdout, plain.stdout + plain.stderr
+    text = envcheck("check", "--no-deep", "--ignore", "TRC001", env=A100)
+    assert text.returncode == 0, text.stdout + text.stderr
+    assert "READY: 0 errors, 0 warnings, 0 infos (1 ignored: TRC001)" in text.stdout
+    md = envcheck(
+        "check", "--no-deep", "--ignore", "cpu-build-with-gpu", "--format", "markdown", env=A100
+    )
+    assert "(1 ignored: TRC001)" in md.stdout, md.stdout
+    doc = json.loads(
+        envcheck("check", "--no-deep", "--json", "--ignore", "TRC001", env=A100).stdout
+    )
+    assert doc["ignored_findings"] == ["TRC001"]
+
+
+def test_an_ignored_code_that_did_not_fire_is_not_counted() -> None:
+    """Nothing was dropped: the verdict does not claim an ignored finding."""
+    facts = profile("docker-small-shm")
+    report = report_of(facts, ignore=["SYS002", "ARC001"])
+    assert report.ignored_findings == ("SYS002",)
+    assert report.counts_text().endswith("(1 ignored: SYS002)")
