@@ -16,6 +16,7 @@ import click
 
 from . import exitcodes
 from ._version import __version__
+from .probes import DEFAULT_TIMEOUT  # probes/__init__ imports no probe: cheap
 from .tables.model import PLATFORMS
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -89,7 +90,7 @@ def _deep_options(fn):
     fn = click.option(
         "--timeout",
         type=click.FloatRange(min=0.1),
-        default=60.0,
+        default=DEFAULT_TIMEOUT,
         show_default=True,
         help="Seconds the deep probe may take before it is killed.",
     )(fn)

@@ -4,8 +4,13 @@ user runs them: a real ``python -m envcheck`` process, GPUs simulated with ENVCH
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from tests.fixtures import profile, report_of
+from envcheck.checks import run_checks
+from envcheck.facts import TorchRuntimeFacts
+from envcheck.probes import DEFAULT_TIMEOUT
+from tests.faketorch import make_fake_torch
+from tests.fixtures import TABLES, profile, report_of
 from tests.runner import envcheck
 
 # A GPU machine whose torch (this venv's, a CPU build) cannot use its GPU: TRC001 fires.
@@ -42,3 +47,27 @@ def test_an_ignored_code_that_did_not_fire_is_not_counted() -> None:
     report = report_of(facts, ignore=["SYS002", "ARC001"])
     assert report.ignored_findings == ("SYS002",)
     assert report.counts_text().endswith("(1 ignored: SYS002)")
+
+
+# --------------------------------------------------------------- 11: a short --timeout
+
+
+def test_a_short_timeout_is_named_as_the_users_not_as_a_hang(tmp_path: Path) -> None:
+    """A torch import that outlives `--timeout 1` (a torch that sleeps on import: no
+    wall-clock race) is said to have taken longer than the given timeout, with a longer
+    --timeout as the fix, not "hung" with advice about a wedged driver."""
+    fake = make_fake_torch(tmp_path, "hang")
+    out = envcheck("check", "--timeout", "1", env={"PYTHONPATH": str(fake)})
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "RUN002 import torch took longer than the given timeout (1 s)" in out.stdout
+    assert "--timeout 60 (the default) or more" in " ".join(out.stdout.split())
+    assert "hung" not in out.stdout
+
+
+def test_a_hang_at_the_default_timeout_keeps_the_wedged_driver_advice() -> None:
+    facts = profile("docker-small-shm")
+    facts.torch_runtime = TorchRuntimeFacts(
+        status="timed_out", stage="cuda", timeout_s=DEFAULT_TIMEOUT, error="timed out after 60 s"
+    )
+    (run,) = [f for f in run_checks(facts, TABLES) if f.code == "RUN002"]
+    assert run.title.startswith("import torch hung") and "wedged driver" in run.fix
