@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from envcheck.checks import run_checks
 from envcheck.facts import TorchRuntimeFacts
 from envcheck.probes import DEFAULT_TIMEOUT
+from envcheck.requirements import ConfigError
 from tests.faketorch import make_fake_torch
 from tests.fixtures import TABLES, profile, report_of
 from tests.runner import envcheck
@@ -71,3 +74,43 @@ def test_a_hang_at_the_default_timeout_keeps_the_wedged_driver_advice() -> None:
     )
     (run,) = [f for f in run_checks(facts, TABLES) if f.code == "RUN002"]
     assert run.title.startswith("import torch hung") and "wedged driver" in run.fix
+
+
+# --------------------------------------------------------------- 10: [tool.envcheck] keys
+
+
+def test_config_takes_bf16_as_require_does(tmp_path: Path) -> None:
+    """`bf16 = true`, as the README lists it and require(bf16=True) takes it: a requirement
+    (unmet here: no GPU), not an unknown key."""
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[project]\nname = "x"\n\n[tool.envcheck]\nbf16 = true\n')
+    out = envcheck("check", "--no-deep", "--config", str(config))
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "REQ007 bf16 is required by" in out.stdout
+
+
+def test_config_reports_every_unknown_key_with_a_suggestion(tmp_path: Path) -> None:
+    config = tmp_path / "envcheck.toml"
+    config.write_text("gpu = 2\nbf61 = true\ntorch = '>=2.4'\nzzz = 1\n")
+    out = envcheck("check", "--no-deep", "--config", str(config))
+    assert out.returncode == 2, out.stdout + out.stderr
+    line = out.stderr.strip().splitlines()[-1]
+    assert (
+        "unknown keys 'gpu' (did you mean 'gpus'?), 'bf61' (did you mean 'bf16'?), 'zzz';" in line
+    )
+    assert "Traceback" not in out.stderr
+
+
+def test_config_keys_are_require_keywords() -> None:
+    """One list: every keyword of require() is a config key, and each config spelling of a
+    dtype means what the keyword means."""
+    import inspect
+
+    from envcheck.requirements import config_keys, parse_requirements, require
+
+    assert config_keys() == tuple(inspect.signature(require).parameters)
+    assert {"bf16", "fp16", "tf32", "dtypes", "gpus", "ignore"} <= set(config_keys())
+    both = parse_requirements({"bf16": True, "tf32": True, "fp16": False, "dtypes": ["bf16"]}, "p")
+    assert both.dtypes == ["bf16", "tf32"]
+    with pytest.raises(ConfigError, match=r"bf16 = 'yes' must be true or false"):
+        parse_requirements({"bf16": "yes"}, "p")
