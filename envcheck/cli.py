@@ -321,7 +321,19 @@ def check(
     help="Keep the installed torch (version, build, companions) where it fits, else change as "
     "little as fits: the plan `envcheck check` gives.",
 )
-@click.option("--python", "python", metavar="X.Y", help="Plan for another Python version.")
+@click.option(
+    "--python",
+    "python",
+    metavar="PATH",
+    help="Plan for another interpreter (e.g. a project's .venv/bin/python): its Python "
+    "version, platform and installed torch.",
+)
+@click.option(
+    "--python-version",
+    "python_version",
+    metavar="X.Y",
+    help="Plan for another machine's Python version (nothing of it is probed).",
+)
 @click.option(
     "--platform",
     metavar="PLATFORM",
@@ -332,17 +344,20 @@ def check(
 @click.option(
     "--run",
     is_flag=True,
-    help="Run the pip or uv command for this interpreter, then check what was installed.",
+    help="Run the pip or uv command for the interpreter planned for (--python, else this "
+    "one), then check what was installed.",
 )
 @click.pass_context
-def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as_json, run) -> None:
+def install(
+    ctx, torch_spec, variant, manager, with_, keep, python, python_version, platform, as_json, run
+) -> None:
     """Print the right install command for this machine (or another one). Installs nothing
     unless --run is given.
 
     Picks the newest torch that satisfies --torch and has a wheel for this Python and
     platform (with --keep: the installed one, or the nearest that fits), and the variant
-    that fits the driver and every GPU. With --python, --platform and a --variant other
-    than auto, nothing is probed.
+    that fits the driver and every GPU. With --python-version, --platform and a --variant
+    other than auto, nothing is probed.
     """
     import json
 
@@ -360,12 +375,13 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
         if with_
         else None
     )
+    python, python_version = _python_or_version(python, python_version)
     try:
         wish = Wish(
             torch=torch_spec,
             variant=variant,
             companions=companions,
-            python=parse_python(python),
+            python=parse_python(python_version),
             platform=platform,
             manager=manager,
         )
@@ -378,7 +394,7 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
     if wish.python and wish.platform and wish.variant != "auto" and not keep:
         facts = Facts(python=PythonFacts(version=wish.python))  # planning for elsewhere: no probe
     else:
-        facts = _probe(deep=False)
+        facts = _probe(python, deep=False)  # --python PATH: that interpreter, as check does
     if run:
         _refuse_foreign(wish, facts)
     if keep:
@@ -407,6 +423,32 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
         ctx.exit(exitcodes.NOT_READY)
     if run:
         ctx.exit(_run_install(plan, manager, facts, tables))
+
+
+def _python_or_version(python: Optional[str], version: Optional[str]):
+    """(interpreter, version) from ``install --python PATH`` and ``--python-version X.Y``.
+
+    --python names an interpreter, as it does for check and probe. Before, install took a
+    version there: a value that looks like one (and is no file) is still read as
+    --python-version, with a one-line note on stderr, for a deprecation period."""
+    import re
+
+    if python is not None and re.fullmatch(r"\d+(\.\d+){0,2}", python.strip()):
+        if not os.path.exists(python):
+            if version is not None:
+                raise click.UsageError("--python-version and a version in --python: give one")
+            click.echo(
+                f"envcheck: `install --python {python}` is deprecated: a Python version is "
+                f"--python-version {python}; --python now names an interpreter",
+                err=True,
+            )
+            return None, python
+    if python is not None and version is not None:
+        raise click.UsageError(
+            "--python plans for that interpreter's own version; --python-version is for "
+            "another machine: give one"
+        )
+    return python, version
 
 
 def _refuse_foreign(wish, facts) -> None:

@@ -3,7 +3,11 @@ user runs them: a real ``python -m envcheck`` process, GPUs simulated with ENVCH
 
 from __future__ import annotations
 
+import glob
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +118,67 @@ def test_config_keys_are_require_keywords() -> None:
     assert both.dtypes == ["bf16", "tf32"]
     with pytest.raises(ConfigError, match=r"bf16 = 'yes' must be true or false"):
         parse_requirements({"bf16": "yes"}, "p")
+
+
+# --------------------------------------------------------------- 7: install --python PATH
+
+
+def _other_python() -> str:
+    """A real interpreter of another minor version than this one (pyenv's), or skip."""
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    for version in ("3.9", "3.10", "3.12", "3.13", "3.11"):
+        if version == here:
+            continue
+        found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python3")))
+        if found:
+            return found[-1]
+    pytest.skip("no Python of another minor version under ~/.pyenv/versions")
+
+
+def test_install_python_path_plans_for_that_interpreter(tmp_path: Path) -> None:
+    """--python names an interpreter for install as it does for check and probe: the plan
+    is for its version, and the command names it."""
+    base = _other_python()
+    subprocess.run([base, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=300)
+    python = str(tmp_path / "venv" / "bin" / "python")
+    version = subprocess.run(
+        [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    out = envcheck("install", "--python", python, "--variant", "cpu")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"for Python {version} on linux-x86_64" in out.stdout
+    assert out.stdout.strip().splitlines()[-1].startswith(f"{python} -m pip install torch==")
+    assert "deprecated" not in out.stderr
+
+
+def test_install_python_version_plans_for_another_machine() -> None:
+    out = envcheck(
+        "install", "--python-version", "3.10", "--platform", "linux-x86_64", "--variant", "cpu"
+    )
+    assert out.returncode == 0 and out.stderr == "", out.stdout + out.stderr
+    assert "for Python 3.10 on linux-x86_64" in out.stdout
+
+
+def test_install_python_version_in_the_old_spelling_warns_once() -> None:
+    args = ("--platform", "linux-x86_64", "--variant", "cpu")
+    old = envcheck("install", "--python", "3.10", *args)
+    new = envcheck("install", "--python-version", "3.10", *args)
+    assert old.returncode == 0 and old.stdout == new.stdout, old.stdout + old.stderr
+    (note,) = old.stderr.strip().splitlines()
+    assert "deprecated" in note and "--python-version 3.10" in note
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--python", "/no/such/python"), "cannot run /no/such/python"),
+        (("--python", sys.executable, "--python-version", "3.10"), "give one"),
+    ],
+)
+def test_install_python_usage_errors(args, message) -> None:
+    out = envcheck("install", *args)
+    assert out.returncode == 2 and message in out.stderr, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
