@@ -569,29 +569,22 @@ def installed_mismatches(plan, facts) -> list:
     return wrong
 
 
-def _with_expected(tables, timeout: float):
+def _with_expected(tables, facts):
     """The all_reduce result with the busbw this machine's links allow (core.with_expected),
-    as `check --smoke` shows it: the links are probed (NVML and sysfs, no torch) once, when
-    the first all_reduce result arrives."""
+    as `check --smoke` shows it, from the machine's static facts (NVML and sysfs, no torch)."""
     from .core import with_expected
-    from .probes import probe
-
-    facts: list = []
 
     def add(result):
         if result.name != "all_reduce" or result.status != "passed":
             return result
-        if not facts:
-            facts.append(probe(deep=False, timeout=timeout))
-        return with_expected(result, facts[0], tables)
+        return with_expected(result, facts, tables)
 
     return add
 
 
-def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
-    """Run the suite; on a terminal show what runs and for how long, and hand each
-    finished result to ``on_result`` (so results appear as they come)."""
-    from .core import smoke_devices
+def _run_smoke(targets, timeout: float, extras, show_progress: bool, on_result=None):
+    """Run the suite on ``targets.devices``; on a terminal show what runs and for how long,
+    and hand each finished result to ``on_result`` (so results appear as they come)."""
     from .report import progress as waits
     from .smoke.runner import DEFAULT_TESTS, run_suite
 
@@ -604,9 +597,12 @@ def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
             if on_result is not None:
                 on_result(result)
 
-    devices = smoke_devices(None, timeout)
     return run_suite(
-        devices, timeout=timeout, extras=extras, progress=progress, tests=DEFAULT_TESTS
+        list(targets.devices),
+        timeout=timeout,
+        extras=extras,
+        progress=progress,
+        tests=DEFAULT_TESTS,
     )
 
 
@@ -630,12 +626,19 @@ def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
 @_output_option(
     "--html", "With --distributed: rank 0 also writes a page with a bar per rank to FILE."
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit 1) when the machine has a GPU the tests could not use (a CPU build of "
+    "torch), not only when a test fails.",
+)
 @click.pass_context
-def smoke(ctx, as_json, timeout, memory, compile_, distributed, html) -> None:
+def smoke(ctx, as_json, timeout, memory, compile_, distributed, html, strict) -> None:
     """Prove the stack works: matmul, AMP and all_reduce, each in a child with a timeout.
 
     On GPUs: every visible GPU, NCCL all_reduce over all of them. On the CPU: bf16,
-    and a 2-process gloo all_reduce. Exit 1 when a test fails or hangs.
+    and a 2-process gloo all_reduce; a GPU that torch cannot use is said to be left out.
+    Exit 1 when a test fails or hangs (with --strict, also when a GPU was left out).
     """
     import json
 
@@ -651,35 +654,45 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed, html) -> None:
         except LaunchError as exc:
             raise click.UsageError(f"--distributed runs under torchrun or srun: {exc}") from None
         ctx.exit(run(timeout, launch, html))
+    from .core import smoke_targets
+    from .probes import OverrideError, probe
     from .report.progress import on_terminal
-    from .report.smoke_text import result_lines, verdict_line
+    from .report.smoke_text import note_lines, result_lines, verdict_line
     from .report.style import use_color
 
     extras = [n for n, on in (("memory", memory), ("compile", compile_)) if on]
     color = use_color(sys.stdout)
 
     tables = _load_tables(ctx)
-    expected = _with_expected(tables, timeout)
+    try:  # the machine's GPUs and links (NVML, KFD, sysfs; no torch): what the tests should use
+        facts = probe(deep=False, timeout=timeout)
+    except OverrideError as exc:
+        raise click.UsageError(str(exc)) from None
+    targets = smoke_targets(facts, timeout)
+    expected = _with_expected(tables, facts)
 
     def show(result) -> None:  # each result as soon as its test is done
         for line in result_lines(expected(result), color):
             click.echo(line, color=color)
 
     results = _run_smoke(
+        targets,
         timeout,
         extras,
         show_progress=on_terminal(),
         on_result=None if as_json else show,
     )
     results = [expected(r) for r in results]
-    failed = any(r.failed for r in results)
+    passed = targets.passed(results, strict)
     if as_json:
         from .report.documents import smoke_document
 
-        click.echo(json.dumps(smoke_document(results), indent=2))
+        click.echo(json.dumps(smoke_document(results, targets, strict), indent=2))
     else:
-        click.echo(verdict_line(results, color), color=color)
-    ctx.exit(exitcodes.NOT_READY if failed else exitcodes.OK)
+        for line in note_lines(targets, color):
+            click.echo(line, color=color)
+        click.echo(verdict_line(results, color, targets, strict), color=color)
+    ctx.exit(exitcodes.OK if passed else exitcodes.NOT_READY)
 
 
 @cli.command(context_settings=CONTEXT)

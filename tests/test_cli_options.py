@@ -182,3 +182,44 @@ def test_install_python_usage_errors(args, message) -> None:
     out = envcheck("install", *args)
     assert out.returncode == 2 and message in out.stderr, out.stdout + out.stderr
     assert "Traceback" not in out.stderr
+
+
+# --------------------------------------------------------------- 12: a GPU the smoke left out
+
+
+@pytest.mark.slow
+def test_smoke_says_a_gpu_it_could_not_use_was_not_exercised() -> None:
+    """An NVIDIA GPU (simulated: ENVCHECK_GPUS) and this venv's CPU torch: the tests pass on
+    the CPU, and the report says the GPU was not tested and why."""
+    out = envcheck("smoke", env={"ENVCHECK_GPUS": A100["ENVCHECK_GPUS"]})
+    assert out.returncode == 0, out.stdout + out.stderr
+    text = " ".join(out.stdout.split())
+    assert "note: the GPU here (1x NVIDIA A100-SXM4-80GB) was not exercised: torch" in text
+    assert "is a CPU build, so the tests ran on the CPU" in text
+    assert "SMOKE PASSED: 3 of 3 tests passed, but the GPU was not exercised" in text
+
+
+@pytest.mark.slow
+def test_smoke_strict_fails_when_a_gpu_was_not_exercised() -> None:
+    out = envcheck("smoke", "--strict", "--json", env={"ENVCHECK_GPUS": A100["ENVCHECK_GPUS"]})
+    assert out.returncode == 1, out.stdout + out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["passed"] is False and all(r["status"] == "passed" for r in doc["results"])
+    assert "is a CPU build" in doc["gpus_not_exercised"]
+
+
+def test_smoke_targets_name_why_the_gpus_are_left_out() -> None:
+    from envcheck.core import SmokeTargets, smoke_targets
+
+    facts = profile("docker-small-shm")
+    facts.python.executable = sys.executable  # torch_runtime is this interpreter's: no probe
+    facts.torch_runtime = TorchRuntimeFacts(status="ok", version="2.13.0+cpu", cuda=None)
+    assert smoke_targets(facts, 10) == SmokeTargets(("cpu",))  # no GPU here: nothing left out
+    facts.nvidia.gpus = profile("h100-server").nvidia.gpus
+    facts.torch_runtime = TorchRuntimeFacts(
+        status="ok", version="2.13.0+cu126", cuda="12.6", cuda_available=False
+    )
+    targets = smoke_targets(facts, 10)
+    assert targets.devices == ("cpu",)
+    assert "torch.cuda.is_available() is False" in (targets.gpus_not_exercised or "")
+    assert targets.passed([]) and not targets.passed([], strict=True)

@@ -157,6 +157,7 @@ def smoke_schema() -> Dict[str, Any]:
         "schema_version": {},
         "envcheck_version": STR,
         "passed": {"type": "boolean"},
+        "gpus_not_exercised": NULL_STR,
         "results": {"type": "array", "items": {"$ref": "#/$defs/SmokeResult"}},
     }
     body = {
