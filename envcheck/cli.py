@@ -433,16 +433,16 @@ def _python_or_version(python: Optional[str], version: Optional[str]):
     --python-version, with a one-line note on stderr, for a deprecation period."""
     import re
 
-    if python is not None and re.fullmatch(r"\d+(\.\d+){0,2}", python.strip()):
-        if not os.path.exists(python):
-            if version is not None:
-                raise click.UsageError("--python-version and a version in --python: give one")
-            click.echo(
-                f"envcheck: `install --python {python}` is deprecated: a Python version is "
-                f"--python-version {python}; --python now names an interpreter",
-                err=True,
-            )
-            return None, python
+    looks_like_version = python is not None and re.fullmatch(r"\d+(\.\d+){0,2}", python.strip())
+    if python is not None and looks_like_version and not os.path.exists(python):
+        if version is not None:
+            raise click.UsageError("--python-version and a version in --python: give one")
+        click.echo(
+            f"envcheck: `install --python {python}` is deprecated: a Python version is "
+            f"--python-version {python}; --python now names an interpreter",
+            err=True,
+        )
+        return None, python
     if python is not None and version is not None:
         raise click.UsageError(
             "--python plans for that interpreter's own version; --python-version is for "
