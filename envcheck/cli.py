@@ -18,6 +18,7 @@ from . import exitcodes
 from ._clickstyle import CONTEXT
 from ._version import __version__
 from .healthcheck import command as healthcheck
+from .probes import DEFAULT_TIMEOUT  # probes/__init__ imports no probe: cheap
 from .tables.model import PLATFORMS
 
 
@@ -89,7 +90,7 @@ def _deep_options(fn):
     fn = click.option(
         "--timeout",
         type=click.FloatRange(min=0.1),
-        default=60.0,
+        default=DEFAULT_TIMEOUT,
         show_default=True,
         help="Seconds the deep probe may take before it is killed.",
     )(fn)
@@ -320,7 +321,19 @@ def check(
     help="Keep the installed torch (version, build, companions) where it fits, else change as "
     "little as fits: the plan `envcheck check` gives.",
 )
-@click.option("--python", "python", metavar="X.Y", help="Plan for another Python version.")
+@click.option(
+    "--python",
+    "python",
+    metavar="PATH",
+    help="Plan for another interpreter (e.g. a project's .venv/bin/python): its Python "
+    "version, platform and installed torch.",
+)
+@click.option(
+    "--python-version",
+    "python_version",
+    metavar="X.Y",
+    help="Plan for another machine's Python version (nothing of it is probed).",
+)
 @click.option(
     "--platform",
     metavar="PLATFORM",
@@ -331,17 +344,20 @@ def check(
 @click.option(
     "--run",
     is_flag=True,
-    help="Run the pip or uv command for this interpreter, then check what was installed.",
+    help="Run the pip or uv command for the interpreter planned for (--python, else this "
+    "one), then check what was installed.",
 )
 @click.pass_context
-def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as_json, run) -> None:
+def install(
+    ctx, torch_spec, variant, manager, with_, keep, python, python_version, platform, as_json, run
+) -> None:
     """Print the right install command for this machine (or another one). Installs nothing
     unless --run is given.
 
     Picks the newest torch that satisfies --torch and has a wheel for this Python and
     platform (with --keep: the installed one, or the nearest that fits), and the variant
-    that fits the driver and every GPU. With --python, --platform and a --variant other
-    than auto, nothing is probed.
+    that fits the driver and every GPU. With --python-version, --platform and a --variant
+    other than auto, nothing is probed.
     """
     import json
 
@@ -359,12 +375,13 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
         if with_
         else None
     )
+    python, python_version = _python_or_version(python, python_version)
     try:
         wish = Wish(
             torch=torch_spec,
             variant=variant,
             companions=companions,
-            python=parse_python(python),
+            python=parse_python(python_version),
             platform=platform,
             manager=manager,
         )
@@ -377,7 +394,7 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
     if wish.python and wish.platform and wish.variant != "auto" and not keep:
         facts = Facts(python=PythonFacts(version=wish.python))  # planning for elsewhere: no probe
     else:
-        facts = _probe(deep=False)
+        facts = _probe(python, deep=False)  # --python PATH: that interpreter, as check does
     if run:
         _refuse_foreign(wish, facts)
     if keep:
@@ -406,6 +423,32 @@ def install(ctx, torch_spec, variant, manager, with_, keep, python, platform, as
         ctx.exit(exitcodes.NOT_READY)
     if run:
         ctx.exit(_run_install(plan, manager, facts, tables))
+
+
+def _python_or_version(python: Optional[str], version: Optional[str]):
+    """(interpreter, version) from ``install --python PATH`` and ``--python-version X.Y``.
+
+    --python names an interpreter, as it does for check and probe. Before, install took a
+    version there: a value that looks like one (and is no file) is still read as
+    --python-version, with a one-line note on stderr, for a deprecation period."""
+    import re
+
+    looks_like_version = python is not None and re.fullmatch(r"\d+(\.\d+){0,2}", python.strip())
+    if python is not None and looks_like_version and not os.path.exists(python):
+        if version is not None:
+            raise click.UsageError("--python-version and a version in --python: give one")
+        click.echo(
+            f"envcheck: `install --python {python}` is deprecated: a Python version is "
+            f"--python-version {python}; --python now names an interpreter",
+            err=True,
+        )
+        return None, python
+    if python is not None and version is not None:
+        raise click.UsageError(
+            "--python plans for that interpreter's own version; --python-version is for "
+            "another machine: give one"
+        )
+    return python, version
 
 
 def _refuse_foreign(wish, facts) -> None:
@@ -526,29 +569,22 @@ def installed_mismatches(plan, facts) -> list:
     return wrong
 
 
-def _with_expected(tables, timeout: float):
+def _with_expected(tables, facts):
     """The all_reduce result with the busbw this machine's links allow (core.with_expected),
-    as `check --smoke` shows it: the links are probed (NVML and sysfs, no torch) once, when
-    the first all_reduce result arrives."""
+    as `check --smoke` shows it, from the machine's static facts (NVML and sysfs, no torch)."""
     from .core import with_expected
-    from .probes import probe
-
-    facts: list = []
 
     def add(result):
         if result.name != "all_reduce" or result.status != "passed":
             return result
-        if not facts:
-            facts.append(probe(deep=False, timeout=timeout))
-        return with_expected(result, facts[0], tables)
+        return with_expected(result, facts, tables)
 
     return add
 
 
-def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
-    """Run the suite; on a terminal show what runs and for how long, and hand each
-    finished result to ``on_result`` (so results appear as they come)."""
-    from .core import smoke_devices
+def _run_smoke(targets, timeout: float, extras, show_progress: bool, on_result=None):
+    """Run the suite on ``targets.devices``; on a terminal show what runs and for how long,
+    and hand each finished result to ``on_result`` (so results appear as they come)."""
     from .report import progress as waits
     from .smoke.runner import DEFAULT_TESTS, run_suite
 
@@ -561,9 +597,12 @@ def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
             if on_result is not None:
                 on_result(result)
 
-    devices = smoke_devices(None, timeout)
     return run_suite(
-        devices, timeout=timeout, extras=extras, progress=progress, tests=DEFAULT_TESTS
+        list(targets.devices),
+        timeout=timeout,
+        extras=extras,
+        progress=progress,
+        tests=DEFAULT_TESTS,
     )
 
 
@@ -587,12 +626,19 @@ def _run_smoke(timeout: float, extras, show_progress: bool, on_result=None):
 @_output_option(
     "--html", "With --distributed: rank 0 also writes a page with a bar per rank to FILE."
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit 1) when the machine has a GPU the tests could not use (a CPU build of "
+    "torch), not only when a test fails.",
+)
 @click.pass_context
-def smoke(ctx, as_json, timeout, memory, compile_, distributed, html) -> None:
+def smoke(ctx, as_json, timeout, memory, compile_, distributed, html, strict) -> None:
     """Prove the stack works: matmul, AMP and all_reduce, each in a child with a timeout.
 
     On GPUs: every visible GPU, NCCL all_reduce over all of them. On the CPU: bf16,
-    and a 2-process gloo all_reduce. Exit 1 when a test fails or hangs.
+    and a 2-process gloo all_reduce; a GPU that torch cannot use is said to be left out.
+    Exit 1 when a test fails or hangs (with --strict, also when a GPU was left out).
     """
     import json
 
@@ -608,35 +654,45 @@ def smoke(ctx, as_json, timeout, memory, compile_, distributed, html) -> None:
         except LaunchError as exc:
             raise click.UsageError(f"--distributed runs under torchrun or srun: {exc}") from None
         ctx.exit(run(timeout, launch, html))
+    from .core import smoke_targets
+    from .probes import OverrideError, probe
     from .report.progress import on_terminal
-    from .report.smoke_text import result_lines, verdict_line
+    from .report.smoke_text import note_lines, result_lines, verdict_line
     from .report.style import use_color
 
     extras = [n for n, on in (("memory", memory), ("compile", compile_)) if on]
     color = use_color(sys.stdout)
 
     tables = _load_tables(ctx)
-    expected = _with_expected(tables, timeout)
+    try:  # the machine's GPUs and links (NVML, KFD, sysfs; no torch): what the tests should use
+        facts = probe(deep=False, timeout=timeout)
+    except OverrideError as exc:
+        raise click.UsageError(str(exc)) from None
+    targets = smoke_targets(facts, timeout)
+    expected = _with_expected(tables, facts)
 
     def show(result) -> None:  # each result as soon as its test is done
         for line in result_lines(expected(result), color):
             click.echo(line, color=color)
 
     results = _run_smoke(
+        targets,
         timeout,
         extras,
         show_progress=on_terminal(),
         on_result=None if as_json else show,
     )
     results = [expected(r) for r in results]
-    failed = any(r.failed for r in results)
+    passed = targets.passed(results, strict)
     if as_json:
         from .report.documents import smoke_document
 
-        click.echo(json.dumps(smoke_document(results), indent=2))
+        click.echo(json.dumps(smoke_document(results, targets, strict), indent=2))
     else:
-        click.echo(verdict_line(results, color), color=color)
-    ctx.exit(exitcodes.NOT_READY if failed else exitcodes.OK)
+        for line in note_lines(targets, color):
+            click.echo(line, color=color)
+        click.echo(verdict_line(results, color, targets, strict), color=color)
+    ctx.exit(exitcodes.OK if passed else exitcodes.NOT_READY)
 
 
 # One definition, in envcheck.healthcheck: the console script runs it without this group.

@@ -101,6 +101,9 @@ class Report:
     smoke: Tuple[SmokeResult, ...] = ()
     requirements: Optional[str] = None  # the file the project's requirements came from
     ignored: Tuple[str, ...] = ()  # the codes the selection dropped
+    # The findings that were there and were dropped by the selection, one code per finding:
+    # the verdict says them ("(1 ignored: GPU007)"), so a READY never hides what was ignored.
+    ignored_findings: Tuple[str, ...] = ()
     not_run: Tuple[NotRun, ...] = ()  # rules not judged, and why
     diagnosis: Optional[Mapping[str, Any]] = None  # diagnose: what was read from the text
     # check(grid=True): torch releases x variants on this machine (install.grid); the HTML
@@ -133,13 +136,17 @@ class Report:
         return out
 
     def counts_text(self) -> str:
-        """ "1 error, 2 warnings, 0 infos (+1 that follow from them)": every format says it so."""
+        """ "1 error, 2 warnings, 0 infos (+1 that follow from them) (1 ignored: GPU007)": every
+        format says it so."""
         counts = self.counts()
         text = ", ".join(
             f"{counts[s.value]} {s.value}{'' if counts[s.value] == 1 else 's'}" for s in Severity
         )
         if counts["follow_on"]:
             text += f" (+{counts['follow_on']} that follow from them)"
+        if self.ignored_findings:
+            codes = ", ".join(sorted(set(self.ignored_findings)))
+            text += f" ({len(self.ignored_findings)} ignored: {codes})"
         return text
 
     @property
@@ -269,6 +276,7 @@ def check(
     codes, unknown = selection(ignore)
     from_config, unknown_config = selection(req.ignore if req is not None else ())
     codes += [c for c in from_config if c not in codes]
+    dropped = tuple(f.code for f in findings if f.code in codes)
     findings = [f for f in findings if f.code not in codes]
     for names, where in ((unknown, "--ignore"), (unknown_config, req.source if req else "")):
         if names and "SEL001" not in codes:
@@ -322,6 +330,7 @@ def check(
         smoke=results,
         requirements=req.source if req is not None else None,
         ignored=tuple(codes),
+        ignored_findings=dropped,
         not_run=not_run,
         diagnosis=diagnosis,
         grid=_grid(facts, tables) if grid else None,
@@ -485,8 +494,23 @@ def _busbw_findings(r: SmokeResult) -> List[Finding]:
     ]
 
 
-def smoke_devices(facts: Optional[Facts], timeout: float) -> List[str]:
-    """The CUDA devices torch sees (from the deep probe, run now if it has not), else the CPU.
+@dataclass(frozen=True)
+class SmokeTargets:
+    """Where the smoke tests run, and, when the machine has GPUs they do not run on, why:
+    a pass on the CPU says nothing about a GPU that is there (``envcheck smoke --strict``
+    fails on it)."""
+
+    devices: Tuple[str, ...]
+    gpus_not_exercised: Optional[str] = None  # None: no GPU here, or every test uses them
+
+    def passed(self, results: Sequence[SmokeResult], strict: bool = False) -> bool:
+        """The smoke verdict: every test passed and, with ``strict``, the GPUs were used."""
+        return not any(r.failed for r in results) and not (strict and self.gpus_not_exercised)
+
+
+def smoke_targets(facts: Optional[Facts], timeout: float) -> SmokeTargets:
+    """The CUDA devices torch sees (from the deep probe, run now if it has not), else the CPU
+    with the reason the machine's GPUs (``facts``: NVML and KFD, no torch) are left out.
 
     The smoke tests run in envcheck's own interpreter, which has envcheck's worker."""
     rt = facts.torch_runtime if facts is not None else None
@@ -500,8 +524,38 @@ def smoke_devices(facts: Optional[Facts], timeout: float) -> List[str]:
 
         rt = probe_torch_deep(sys.executable, timeout=timeout)
     if rt.status == "ok" and rt.cuda_available and rt.device_count:
-        return [f"cuda:{i}" for i in range(rt.device_count)]
-    return ["cpu"]
+        return SmokeTargets(tuple(f"cuda:{i}" for i in range(rt.device_count)))
+    return SmokeTargets(("cpu",), _gpus_not_exercised(facts, rt))
+
+
+def smoke_devices(facts: Optional[Facts], timeout: float) -> List[str]:
+    """The devices the smoke tests run on (smoke_targets)."""
+    return list(smoke_targets(facts, timeout).devices)
+
+
+def _gpus_not_exercised(facts: Optional[Facts], rt: Any) -> Optional[str]:
+    """Why the GPUs in ``facts`` are not tested when torch (``rt``, envcheck's interpreter)
+    offers none to the smoke tests; None when there is no GPU to miss."""
+    if facts is None:
+        return None
+    names = [g.name or "NVIDIA GPU" for g in facts.nvidia.gpus]
+    names += [g.gfx or "AMD GPU" for g in facts.amd.gpus]
+    if not names:
+        return None
+    gpus = f"{len(names)}x {names[0]}" if len(set(names)) == 1 else ", ".join(names)
+    if rt.status != "ok":
+        first = (rt.error or rt.status or "").splitlines()[0] if (rt.error or rt.status) else ""
+        why = f"torch did not load ({first})"
+    elif not rt.cuda and not rt.hip:
+        why = f"torch {rt.version} is a CPU build"
+    elif not rt.cuda_available:
+        why = "torch.cuda.is_available() is False"
+    else:
+        why = "torch sees no GPU (device_count is 0)"
+    return (
+        f"the GPU here ({gpus}) was not exercised: {why}, so the tests ran on the CPU; "
+        "`envcheck check` says what to install"
+    )
 
 
 def _run_smoke(
@@ -514,4 +568,14 @@ def _run_smoke(
     return run_suite(devices, timeout=timeout, progress=progress, tests=chosen)
 
 
-__all__ = ["Advice", "NotRun", "Report", "Verdict", "check", "selection", "smoke_findings"]
+__all__ = [
+    "Advice",
+    "NotRun",
+    "Report",
+    "SmokeTargets",
+    "Verdict",
+    "check",
+    "selection",
+    "smoke_findings",
+    "smoke_targets",
+]

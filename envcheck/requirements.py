@@ -8,10 +8,13 @@ envcheck.toml), and `envcheck.require(...)` for the first line of a training scr
     gpus = 2                     # minimum number of GPUs torch can use
     gpu_memory = "40GiB"         # minimum memory per GPU
     compute_capability = "8.0"   # minimum for every GPU
-    dtypes = ["bf16"]            # bf16, fp16, tf32
+    dtypes = ["bf16"]            # bf16, fp16, tf32 (or bf16 = true, fp16 = true, tf32 = true)
     backend = "nccl"             # required torch.distributed backend
     smoke = ["matmul", "all_reduce"]   # smoke tests `envcheck check` runs (true: all)
     ignore = ["INS004"]          # finding codes to drop
+
+The keys are the keywords of :func:`require` (``config_keys()`` reads them from its
+signature): one list, so a key the README names works in both places.
 
 Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 """
@@ -135,15 +138,44 @@ def _spec(value: Any, key: str, where: str) -> SpecifierSet:
         ) from None
 
 
+def config_keys() -> Tuple[str, ...]:
+    """The keys of [tool.envcheck]: the keywords of :func:`require`, read from its signature,
+    so the two cannot drift apart (``bf16 = true`` works wherever ``bf16=True`` does)."""
+    import inspect
+
+    return tuple(inspect.signature(require).parameters)
+
+
+def _unknown_keys(raw: Dict[str, Any], where: str) -> None:
+    """Every unknown key at once, each with the known key it most looks like (difflib), so
+    one run shows every typo."""
+    import difflib
+
+    known = config_keys()
+    unknown = [str(k) for k in raw if k not in known]
+    if not unknown:
+        return
+    said = []
+    for key in unknown:
+        near = difflib.get_close_matches(key, known, n=1)
+        said.append(f"{key!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+    raise ConfigError(
+        f"{where}: unknown key{'s' if len(said) > 1 else ''} {', '.join(said)}; "
+        f"known: {', '.join(sorted(known))}"
+    )
+
+
 def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
     """Validate a [tool.envcheck] table; unknown keys and bad values are ConfigErrors."""
     req = Requirements(source=where)
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: [tool.envcheck] must be a table, not {_kind(raw)}")
-    known = set(Requirements.__dataclass_fields__) - {"source"}
-    for key in raw:
-        if key not in known:
-            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(known))})")
+    _unknown_keys(raw, where)
+    for dtype in DTYPES:  # bf16 = true: the short way to write dtypes = ["bf16"]
+        if dtype in raw and not isinstance(raw[dtype], bool):
+            raise ConfigError(
+                f"{where}: {dtype} = {raw[dtype]!r} must be true or false, not {_kind(raw[dtype])}"
+            )
     if "torch" in raw:
         req.torch = _spec(raw["torch"], "torch", where)
     if "python" in raw:
@@ -181,6 +213,7 @@ def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
         if not isinstance(value, list) or any(v not in allowed for v in value):
             raise ConfigError(f"{where}: {key} = {value!r}: a list of {', '.join(allowed)}")
         setattr(req, key, list(value))
+    req.dtypes += [d for d in DTYPES if raw.get(d) is True and d not in req.dtypes]
     if "backend" in raw:
         if raw["backend"] not in ("nccl", "gloo", "mpi", "ucc", "xccl"):
             raise ConfigError(
@@ -497,22 +530,18 @@ def require(
     under torchrun), the facts that need torch are read from that import, in this process:
     no child, no second import. envcheck never imports torch itself.
     """
+    given = dict(locals())  # exactly the keywords: the keys of [tool.envcheck]
     from .probes import probe
 
-    given: Dict[str, Any] = {
-        "torch": torch,
-        "python": python,
-        "cuda": cuda,
-        "gpus": gpus,
-        "gpu_memory": gpu_memory,
-        "compute_capability": compute_capability,
-        "backend": backend,
-    }
-    raw: Dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-    wanted = list(dtypes) + [d for d, on in zip(DTYPES, (bf16, fp16, tf32)) if on]
-    for key, value in (("dtypes", wanted), ("smoke", list(smoke)), ("ignore", list(ignore))):
-        if value:
-            raw[key] = value
+    raw: Dict[str, Any] = {}
+    for key, value in given.items():
+        if value is None or value is False:
+            continue  # not given
+        if isinstance(value, (tuple, list)):
+            if not value:
+                continue
+            value = list(value)  # as TOML gives a list
+        raw[key] = value
     req = parse_requirements(raw, "envcheck.require()")
     from .core import check
 

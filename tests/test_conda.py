@@ -68,7 +68,7 @@ def test_the_page_data_covers_1_8_to_2_5_on_three_platforms() -> None:
 def test_every_page_command_is_reproduced(torch, platform, variant, page) -> None:
     expected = KNOWN_DIFFERENCES.get(page, page)
     args = ["install", "--torch", torch, "--variant", variant, "--platform", platform]
-    args += ["--python", python_for(torch), "--manager", "conda"]
+    args += ["--python-version", python_for(torch), "--manager", "conda"]
     args += ["--with", "torchvision,torchaudio"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
@@ -190,7 +190,7 @@ def test_the_console_command_prints_the_issue_command() -> None:
         "cu113",
         "--platform",
         "linux-x86_64",
-        "--python",
+        "--python-version",
         "3.9",
         "--manager",
         "conda",

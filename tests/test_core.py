@@ -166,7 +166,7 @@ def test_report_command_equals_envcheck_install_keep() -> None:
 
 def test_run_refuses_a_plan_for_another_python_or_platform() -> None:
     other = "3.9" if sys.version_info[:2] != (3, 9) else "3.10"  # never this interpreter's
-    out = run_envcheck("install", "--python", other, "--run")
+    out = run_envcheck("install", "--python-version", other, "--run")
     assert out.returncode == 2 and f"the plan is for Python {other}" in out.stderr
     out = run_envcheck("install", "--platform", "windows-x86_64", "--run")
     assert out.returncode == 2 and "the plan is for windows-x86_64" in out.stderr

@@ -165,7 +165,7 @@ OFFICIAL = [
 
 
 def elsewhere(torch: str, variant: str, platform: str, python: str = "3.10", manager: str = "pip"):
-    """Plan for another machine, as `--python --platform --variant` does: nothing probed."""
+    """Plan for another machine, as `--python-version --platform --variant` does: nothing probed."""
     wish = Wish(
         torch=torch,
         variant=variant,
@@ -409,7 +409,7 @@ def test_install_for_another_machine_without_probing() -> None:
         "install",
         "--torch",
         "2.3.1",
-        "--python",
+        "--python-version",
         "3.11",
         "--platform",
         "linux-x86_64",
@@ -427,7 +427,7 @@ def test_install_conflict_exits_1_with_ways_out() -> None:
         "install",
         "--torch",
         "2.5",
-        "--python",
+        "--python-version",
         "3.13",
         "--platform",
         "macos-x86_64",
@@ -443,7 +443,7 @@ def test_install_conflict_exits_1_with_ways_out() -> None:
     [
         (("--torch", "two"), "--torch 'two'"),
         (("--variant", "cuda"), "--variant 'cuda'"),
-        (("--python", "snake"), "--python 'snake'"),
+        (("--python-version", "snake"), "--python-version 'snake'"),
         (("--manager", "conda", "--run"), "--run works with"),
     ],
 )

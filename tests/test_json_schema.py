@@ -140,7 +140,7 @@ def test_probe_facts_validate(env) -> None:
             "cu113",
             "--manager",
             "conda",
-            "--python",
+            "--python-version",
             "3.9",
         ),
     ],

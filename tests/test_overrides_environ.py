@@ -145,3 +145,17 @@ def test_overriding_only_the_torch_version_simulates_one_consistent_install() ->
         {"ENVCHECK_FACT_TORCH_VERSION": "2.5.1+cu124", "ENVCHECK_FACT_TORCH_DIST_VERSION": "2.13.0"}
     )
     assert both.torch.dist_version == "2.13.0"  # said explicitly: a mixed install, simulated
+
+
+def test_overridden_fields_are_listed_sorted_once() -> None:
+    """ENVCHECK_GPUS sorts after ENVCHECK_FACT_*, but the fields are listed by name, and
+    the two spellings of one field once."""
+    facts = overridden(
+        {
+            "ENVCHECK_GPUS": "NVIDIA A100-SXM4-80GB:8.0",
+            "ENVCHECK_FACT_NVIDIA_GPUS": "[]",
+            "ENVCHECK_FACT_SYSTEM_SHM_TOTAL": "64MiB",
+            "ENVCHECK_FACT_AMD_GPUS": "[]",
+        }
+    )
+    assert facts.overrides == ["amd.gpus", "nvidia.gpus", "system.shm_total"]

@@ -133,7 +133,7 @@ def page_form(torch: str, variant: str, platform: str, command: str) -> str:
 
 def run_install(torch: str, variant: str, platform: str, with_: str, python: str):
     args = ["install", "--torch", torch, "--variant", variant, "--platform", platform]
-    args += ["--python", python, "--with", with_, "--manager", "pip"]
+    args += ["--python-version", python, "--with", with_, "--manager", "pip"]
     return CliRunner().invoke(cli, args)
 
 
@@ -181,7 +181,7 @@ def test_the_lts_command_as_a_user_runs_it() -> None:
     """A real `python -m envcheck` process, as the page's 1.8.2 LTS line."""
     result = envcheck(
         "install", "--torch", "1.8.2", "--variant", "cu111", "--platform", "windows-x86_64",
-        "--python", "3.8", "--with", "torchvision,torchaudio",
+        "--python-version", "3.8", "--with", "torchvision,torchaudio",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == (

@@ -118,7 +118,7 @@ def test_without_a_terminal_or_columns_a_command_stays_on_one_line() -> None:
         "install",
         "--torch",
         "2.13",
-        "--python",
+        "--python-version",
         "3.11",
         "--with",
         "torchvision,torchaudio",

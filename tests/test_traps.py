@@ -61,7 +61,9 @@ def test_a_known_variant_missing_for_a_release_stays_a_plan_conflict() -> None:
 )
 def test_torchaudio_is_kept_when_a_compatible_release_exists(with_) -> None:
     """torch 2.12-2.14 have no torchaudio of their own; 2.11.1 (torch>=2.11) works with them."""
-    run = envcheck("install", "--torch", "2.13", "--variant", "cpu", "--python", "3.11", *with_)
+    run = envcheck(
+        "install", "--torch", "2.13", "--variant", "cpu", "--python-version", "3.11", *with_
+    )
     assert run.returncode == 0, run.stderr
     command = run.stdout.strip().splitlines()[-1]
     assert "torchaudio==2.11.1" in shlex.split(command)

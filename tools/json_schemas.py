@@ -157,6 +157,7 @@ def smoke_schema() -> Dict[str, Any]:
         "schema_version": {},
         "envcheck_version": STR,
         "passed": {"type": "boolean"},
+        "gpus_not_exercised": NULL_STR,
         "results": {"type": "array", "items": {"$ref": "#/$defs/SmokeResult"}},
     }
     body = {
@@ -267,6 +268,7 @@ def report_schema() -> Dict[str, Any]:
         "install": {"anyOf": [{"$ref": "#/$defs/Advice"}, {"type": "null"}]},
         "requirements": NULL_STR,  # where the requirements came from: a file, envcheck.require()
         "ignored": STRINGS,
+        "ignored_findings": STRINGS,
         "not_run": {
             "type": "array",
             "items": {

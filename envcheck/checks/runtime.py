@@ -8,6 +8,7 @@ from typing import List, Tuple
 
 from ..facts import Facts
 from ..findings import Finding
+from ..probes import DEFAULT_TIMEOUT
 from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
@@ -58,6 +59,8 @@ def _import(facts: Facts) -> List[Finding]:
         if facts.environment.get("LD_LIBRARY_PATH"):
             fix += f" LD_LIBRARY_PATH is set: {facts.environment['LD_LIBRARY_PATH']}"
         return [RULES["RUN001"](f"import torch failed: {cause}", [rt.error or ""], fix)]
+    if rt.status == "timed_out" and rt.timeout_s is not None and rt.timeout_s < DEFAULT_TIMEOUT:
+        return [_short_timeout(rt)]
     if rt.status in ("crashed", "timed_out"):
         what = "hung" if rt.status == "timed_out" else "crashed"
         return [
@@ -70,6 +73,21 @@ def _import(facts: Facts) -> List[Finding]:
             )
         ]
     return []
+
+
+def _short_timeout(rt) -> Finding:
+    """The import outlived a limit the user made shorter than the default (``--timeout
+    0.5``): that says the import is slower than the limit, not that the driver is wedged (a
+    first import after an install takes seconds to tens of seconds). Whether torch works is
+    still unknown, so it stays RUN002; the fix is a longer --timeout, and the wedged-driver
+    advice comes back if the default limit is also reached."""
+    return RULES["RUN002"](
+        f"import torch took longer than the given timeout ({rt.timeout_s:g} s) and was "
+        "stopped: what torch loads is not known",
+        [rt.error or "", f"last stage reached: {rt.stage}"],
+        f"Give it longer: --timeout {DEFAULT_TIMEOUT:g} (the default) or more. If it is still "
+        "stopped then, torch hangs: check `nvidia-smi` and `dmesg` for a wedged driver or GPU.",
+    )
 
 
 def _classify(error: str) -> Tuple[str, str]:

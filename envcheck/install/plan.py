@@ -55,7 +55,7 @@ COMPANIONS = ("torchvision", "torchaudio")
 
 
 class WishError(ValueError):
-    """A --torch, --variant, --python or --platform value that cannot be understood."""
+    """A --torch, --variant, --python-version or --platform value that cannot be understood."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class Wish:
         if self.companions is not None:
             args += ["--with", ",".join(self.companions) or "none"]
         if self.python:
-            args += ["--python", self.python]
+            args += ["--python-version", self.python]
         if self.platform:
             args += ["--platform", self.platform]
         if self.manager != "pip":
@@ -201,7 +201,7 @@ def check_wish(wish: Wish, platforms: Sequence[str], tables: Optional[Tables] = 
                 f"known: {', '.join(str(v) for v in sorted(known))}"
             )
     if wish.python is not None and not _PY.match(wish.python):
-        raise WishError(f"--python {wish.python!r}: give a Python version like 3.12")
+        raise WishError(f"--python-version {wish.python!r}: give a Python version like 3.12")
     if wish.platform is not None and wish.platform not in platforms:
         raise WishError(f"--platform {wish.platform!r}: one of {', '.join(platforms)}")
     if wish.near is not None and _parse(wish.near) is None:
@@ -1300,5 +1300,5 @@ def parse_python(text: Optional[str]) -> Optional[str]:
     try:
         v = Version(text)
     except ValueError:  # InvalidVersion, or a number of 4300+ digits
-        raise WishError(f"--python {text!r}: give a Python version like 3.12") from None
+        raise WishError(f"--python-version {text!r}: give a Python version like 3.12") from None
     return f"{v.major}.{v.minor}"

@@ -209,11 +209,16 @@ def parse_overrides(environ: Mapping[str, str]) -> List[Override]:
 
 
 def apply_overrides(facts: Facts, overrides: List[Override]) -> None:
+    """Set each overridden field, and list the fields in ``Facts.overrides`` once each,
+    sorted by field (the variables sort otherwise: ENVCHECK_GPUS after ENVCHECK_FACT_*),
+    so every report lists them in the same order."""
+    listed = set(facts.overrides)
     for item in overrides:
         setattr(getattr(facts, item.section), item.name, item.value)
-        facts.overrides.append(f"{item.section}.{item.name}")
+        listed.add(f"{item.section}.{item.name}")
         if (item.section, item.name) == ("nvidia", "driver_version"):
             facts.nvidia.driver_version_source = "override"
+    facts.overrides = sorted(listed)
     named = {(o.section, o.name) for o in overrides}
     if ("torch", "version") in named and ("torch", "dist_version") not in named:
         # A simulated torch is one consistent install: its metadata says what its files say,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 from .._version import __version__
 
 if TYPE_CHECKING:
+    from ..core import SmokeTargets
     from ..install.plan import InstallPlan
     from ..smoke.runner import SmokeResult
 
@@ -42,12 +43,20 @@ def plan_document(
     }
 
 
-def smoke_document(results: Sequence[SmokeResult]) -> Dict[str, Any]:
-    """`envcheck smoke --json`: whether every test passed, and each result."""
+def smoke_document(
+    results: Sequence[SmokeResult], targets: Optional[SmokeTargets] = None, strict: bool = False
+) -> Dict[str, Any]:
+    """`envcheck smoke --json`: the verdict (core.SmokeTargets.passed), each result, and the
+    GPUs the tests could not use and why (null when none was left out)."""
     return {
         "schema_version": SMOKE_SCHEMA_VERSION,
         "envcheck_version": __version__,
-        "passed": not any(r.failed for r in results),
+        "passed": (
+            targets.passed(results, strict)
+            if targets is not None
+            else not any(r.failed for r in results)
+        ),
+        "gpus_not_exercised": targets.gpus_not_exercised if targets is not None else None,
         "results": [r.to_dict() for r in results],
     }
 

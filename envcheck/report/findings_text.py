@@ -186,6 +186,7 @@ def report_dict(report: Report) -> Dict[str, Any]:
         "install": report.install.to_dict() if report.install else None,
         "requirements": report.requirements,
         "ignored": list(report.ignored),
+        "ignored_findings": list(report.ignored_findings),
         "not_run": [{"code": n.code, "why": n.why} for n in report.not_run],
         "smoke": [r.to_dict() for r in report.smoke],
         "tables": {name: dict(t) for name, t in report.tables.items()},

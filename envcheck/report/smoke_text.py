@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from ..smoke.expected import ONE_RANK, measures_links
 from ..smoke.runner import SmokeResult
 from .style import Style
 from .wrap import terminal_width, wrap
+
+if TYPE_CHECKING:
+    from ..core import SmokeTargets
 
 _COLOR = {"passed": "green", "failed": "red", "timed_out": "red", "skipped": "yellow"}
 
@@ -109,15 +112,43 @@ def result_lines(r: SmokeResult, color: bool = False, width: Optional[int] = Non
     return lines
 
 
-def verdict_line(results: List[SmokeResult], color: bool = False) -> str:
+def note_lines(
+    targets: Optional[SmokeTargets], color: bool = False, width: Optional[int] = None
+) -> List[str]:
+    """The GPUs the tests did not use, and why (core.smoke_targets), as a note."""
+    if targets is None or not targets.gpus_not_exercised:
+        return []
+    width = terminal_width() if width is None else width
+    lines = wrap(targets.gpus_not_exercised, width, first="note: ", rest="  ")
+    lines[0] = lines[0].replace("note:", Style(color)("note:", "yellow"), 1)
+    return lines
+
+
+def verdict_line(
+    results: List[SmokeResult],
+    color: bool = False,
+    targets: Optional[SmokeTargets] = None,
+    strict: bool = False,
+) -> str:
+    """The verdict the core decided (SmokeTargets.passed): a pass that left a GPU out says
+    so, and fails under --strict."""
     s = Style(color)
     bad = [r for r in results if r.failed]
-    verdict = s("SMOKE PASSED", "green", "bold") if not bad else s("SMOKE FAILED", "red", "bold")
-    return f"{verdict}: {len(results) - len(bad)} of {len(results)} tests passed"
+    passed = targets.passed(results, strict) if targets is not None else not bad
+    verdict = s("SMOKE PASSED", "green", "bold") if passed else s("SMOKE FAILED", "red", "bold")
+    line = f"{verdict}: {len(results) - len(bad)} of {len(results)} tests passed"
+    if targets is not None and targets.gpus_not_exercised:
+        line += ", but the GPU was not exercised" + (" (--strict)" if strict else "")
+    return line
 
 
 def render_results(
-    results: List[SmokeResult], color: bool = False, width: Optional[int] = None
+    results: List[SmokeResult],
+    color: bool = False,
+    width: Optional[int] = None,
+    targets: Optional[SmokeTargets] = None,
+    strict: bool = False,
 ) -> str:
     lines = [line for r in results for line in result_lines(r, color, width)]
-    return "\n".join([*lines, verdict_line(results, color)]) + "\n"
+    lines += note_lines(targets, color, width)
+    return "\n".join([*lines, verdict_line(results, color, targets, strict)]) + "\n"
