@@ -112,7 +112,7 @@ def check(
         if why:
             return UNHEALTHY, f"unhealthy: {option} {why}"
     from .containers import SHORT_FIX, gpus_expected
-    from .facts import Facts
+    from .facts import NVML_NO_DRIVER, Facts
     from .probes.nvidia import probe_nvidia
     from .probes.overrides import OverrideError, apply_overrides, parse_overrides
     from .probes.system import detect_container
@@ -130,7 +130,7 @@ def check(
     nv = facts.nvidia
     simulated = any(o.section == "nvidia" and o.name != "nvml" for o in overrides)
     if not nv.nvml.ok and not simulated:
-        absent = not nv.device_nodes and nv.nvml.error in ("library_not_found", "driver_not_loaded")
+        absent = not nv.device_nodes and nv.nvml.error in NVML_NO_DRIVER
         container_wants = gpus_expected(env, facts.system.container) if gpus != 0 else None
         if absent and container_wants and expected != 0:
             return UNHEALTHY, (

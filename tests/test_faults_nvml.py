@@ -103,6 +103,8 @@ def test_check_reports_a_segfault_in_nvml_instead_of_dying(libraries) -> None:
     assert out.returncode == 1, out.stderr  # NOT READY, with its report (not 139, no output)
     assert "DRV004" in out.stdout and "NOT READY" in out.stdout
     assert "libnvidia-ml crashed (SIGSEGV) in nvmlInit" in out.stdout
+    head = " ".join(out.stdout.split("\nchecking ")[0].split())  # not "no driver · no GPU"
+    assert "driver not known GPUs not known (NVML crashed)" in head, head  # wrapped at "·"
 
 
 def test_check_json_records_an_nvml_that_exited(libraries) -> None:

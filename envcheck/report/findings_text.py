@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
 from .._version import __version__
-from ..facts import Facts
+from ..facts import NVML_NO_DRIVER, Facts
 from ..findings import Finding
 from .style import Style
 from .wrap import command_lines, command_width, heading, terminal_width, wrap
@@ -35,12 +35,18 @@ def machine_line(
         gpus = f"{len(names)}x {names[0]}" if one else ", ".join(names) or "no GPU"
         if "nvidia.gpus" in lacks:
             gpus = "GPUs: not in the text"
+        nvml = facts.nvidia.nvml
+        unanswered = not nvml.ok and nvml.error is not None and nvml.error not in NVML_NO_DRIVER
+        if unanswered and not names:  # NVML crashed, hung, was refused: not "no GPU"
+            gpus = f"GPUs not known (NVML {nvml.error})"
         driver = facts.nvidia.driver_version
         supports = facts.nvidia.cuda_driver_version
         if driver:
             drv = f"driver {driver}"
         elif supports:
             drv = f"a driver for CUDA {supports}"
+        elif unanswered:
+            drv = "driver not known"
         else:
             drv = "driver: not in the text" if "nvidia.driver" in lacks else "no driver"
         nvidia = f"{drv} · {gpus}"
