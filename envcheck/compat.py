@@ -301,6 +301,25 @@ def gpu_capabilities(facts: Facts) -> List[Tuple[str, str]]:
     return [(n, c) for n, c in devices if c and ComputeCapability.maybe(c)]
 
 
+def toolkit_misses(facts: Facts, tables: Tables, cuda: Version) -> List[Tuple[str, str, str]]:
+    """(name, capability, the toolkits that build for it) of each NVIDIA GPU a CUDA ``cuda``
+    toolkit cannot compile for: its family came after that toolkit (sm_120 needs 12.8) or
+    was dropped by its major (Pascal after 12.x). A GPU whose family the tables do not hold
+    is not judged here."""
+    out = []
+    for name, cc in gpu_capabilities(facts):
+        family = tables.family(cc)
+        if family is None:
+            continue
+        if family.first_cuda is not None and Version(f"{cuda.major}.{cuda.minor}") < Version(
+            f"{family.first_cuda.major}.{family.first_cuda.minor}"
+        ):
+            out.append((name, cc, f"CUDA {family.first_cuda} or newer"))
+        elif family.last_cuda_major is not None and cuda.major > family.last_cuda_major:
+            out.append((name, cc, f"CUDA {family.last_cuda_major}.x or older"))
+    return sorted(set(out))
+
+
 def driver_predates(facts: Facts, tables: Tables) -> List[Tuple[str, str, str]]:
     """(name, capability, driver needed) of each NVIDIA GPU the installed driver's branch
     is older than: such a driver does not support the GPU at all, whatever CUDA a build

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from packaging.version import Version
 
@@ -13,17 +13,23 @@ from ..rules import RULES
 from ..tables import Tables
 from ._util import has_amd_gpu, torch_variant, torch_version, what_fits
 
+if TYPE_CHECKING:
+    from ._util import Planned
 
-def check(facts: Facts, tables: Tables) -> List[Finding]:
+
+def check(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> List[Finding]:
+    """``planned``: the report's install plan, which ARC001's fix explains (what_fits)."""
     caps = gpu_capabilities(facts)
     if not caps:
-        return _installed_rocm_build(facts, tables)
-    findings = _installed_build(facts, tables, caps)
+        return _installed_rocm_build(facts, tables, planned)
+    findings = _installed_build(facts, tables, caps, planned)
     findings += _newest_release(facts, tables, caps)
     return findings
 
 
-def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
+def _installed_build(
+    facts: Facts, tables: Tables, caps, planned: Optional[Planned]
+) -> List[Finding]:
     variant = torch_variant(facts)
     if variant is None or not variant.is_cuda:
         return []
@@ -53,7 +59,8 @@ def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
                 f"torch {facts.torch.version} has no kernels for {gpus}: "
                 '"no kernel image is available for execution on the device"',
                 [evidence_arches, *(f"{n}: compute capability {c}" for n, c in _unique(missing))],
-                "Install a build with kernels for every GPU here. " + what_fits(facts, tables),
+                "Install a build with kernels for every GPU here. "
+                + what_fits(facts, tables, planned),
             )
         )
     for name, cc, arch in _unique(ptx_only):
@@ -69,7 +76,9 @@ def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
     return findings
 
 
-def _installed_rocm_build(facts: Facts, tables: Tables) -> List[Finding]:
+def _installed_rocm_build(
+    facts: Facts, tables: Tables, planned: Optional[Planned]
+) -> List[Finding]:
     """The AMD analogue of ARC001: a ROCm wheel carries kernels for the gfx targets in its
     PYTORCH_ROCM_ARCH only, and HIP finds no code object for any other GPU."""
     variant = torch_variant(facts)
@@ -97,7 +106,8 @@ def _installed_rocm_build(facts: Facts, tables: Tables) -> List[Finding]:
             f"torch {facts.torch.version} has no kernels for the AMD GPU's {', '.join(missing)}: "
             '"HIP error: invalid device function"',
             [f"{source}: {' '.join(targets)}", *(f"AMD GPU: {g}" for g in missing)],
-            "Install a ROCm build whose gfx list has this GPU. " + what_fits(facts, tables),
+            "Install a ROCm build whose gfx list has this GPU. "
+            + what_fits(facts, tables, planned),
         )
     ]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from ..compat import (
     DriverVerdict,
@@ -20,10 +20,14 @@ from ..tables import Tables
 from ..tables.model import parse_version
 from ._util import driver_text, has_nvidia_gpu, what_fits
 
+if TYPE_CHECKING:
+    from ._util import Planned
 
-def check(facts: Facts, tables: Tables) -> List[Finding]:
+
+def check(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> List[Finding]:
+    """``planned``: the report's install plan, which DRV001's fix explains (what_fits)."""
     findings = _nvml(facts)
-    findings += _driver_vs_build(facts, tables)
+    findings += _driver_vs_build(facts, tables, planned)
     findings += _dropped_gpus(facts, tables)
     findings += _predates_gpus(facts, tables)
     return findings
@@ -47,7 +51,7 @@ def _predates_gpus(facts: Facts, tables: Tables) -> List[Finding]:
     ]
 
 
-def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
+def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -> List[Finding]:
     cuda = parse_version(facts.torch.cuda) if facts.torch.installed else None
     nv = facts.nvidia
     if cuda is None or not (nv.driver_version or nv.cuda_driver_version):
@@ -80,7 +84,7 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
             fix += f" Or keep the driver and {why}."
         else:
             evidence.append(why)
-        fix += " Without a driver upgrade: " + what_fits(facts, tables)
+        fix += " Without a driver upgrade: " + what_fits(facts, tables, planned)
         return [
             RULES["DRV001"](
                 f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",
