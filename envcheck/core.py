@@ -350,10 +350,24 @@ def _group(findings: List[Finding], messages: Mapping[str, Tuple[str, ...]]) -> 
     severity of what follows from it (a missing torch is an error once a required smoke
     test fails for it)."""
     present = {f.code for f in findings}
+    cause: Dict[str, Optional[str]] = {}
+    for f in findings:
+        cause[f.code] = next((c for c in follows(f.code, f.name, messages) if c in present), None)
+
+    def root_of(code: str) -> str:
+        """The root cause a chain of follow-ons leads to (REQ001 -> TRC003 -> SYS006): a
+        follow-on is shown under a root, never under another follow-on."""
+        seen = {code}
+        while cause.get(code) and cause[code] not in seen:
+            code = cause[code]  # type: ignore[assignment]
+            seen.add(code)
+        return code
+
     marked = []
     for f in findings:
         root = next((c for c in follows(f.code, f.name, messages) if c in present), None)
-        marked.append(f.but(caused_by=root) if root else f)
+        top = root_of(root) if root else None
+        marked.append(f.but(caused_by=top if top != f.code else root) if root else f)
     worst: Dict[str, Severity] = {}
     for f in marked:
         if f.caused_by and f.severity.rank < worst.get(f.caused_by, Severity.INFO).rank:

@@ -89,6 +89,8 @@ _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     # a container started without its GPUs: no driver library, no GPU, a CUDA torch on the CPU
     "DRV004": ("SYS006",),
     "TRC002": ("SYS006",),
+    # no torch yet: which build fits depends on the GPUs the container was started without
+    "TRC003": ("SYS006",),
     "DRV001": ("DRV005",),  # a driver that cannot see the GPU: that comes first
     "TRC001": ("DRV005", "DRV003"),  # no build runs until the driver sees the GPU
     "REQ001": ("TRC003",),

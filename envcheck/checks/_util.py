@@ -95,7 +95,12 @@ def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -
         return "Which build fits depends on the OS and architecture, which are not known here."
     plan = report_plan(facts, tables, planned).plan
     if not plan.ok:
-        return "Nothing fits: " + "; ".join(plan.conflicts + plan.ways_out) + "."
+        from ..install.plan import UNKNOWN
+
+        # what the tables or the facts cannot tell (a container's hidden GPUs, a Jetson) is
+        # not "nothing fits"
+        lead = "No build is known to fit" if plan.blocker == UNKNOWN else "Nothing fits"
+        return f"{lead}: " + "; ".join(plan.conflicts + plan.ways_out) + "."
     picked = f"torch {plan.torch} ({plan.variant})"
     unknown = f" Not verified: {'; '.join(plan.unverified)}." if plan.unverified else ""
     spec, _ = parse_torch_wish(plan.wish.torch)

@@ -298,6 +298,23 @@ def resolve(
         usable = _nearest_first(usable, near)
 
     gpu = has_nvidia_gpu(facts) and not target.is_macos
+    hidden = _hidden_gpus(facts, target)
+    if hidden and wish.variant == "auto":
+        # Planned from what is visible, a CUDA image would get the CPU wheel: no plan until
+        # its GPUs are there (SYS006 says how), or the build asked for, marked as unchecked.
+        from ..containers import SHORT_FIX
+
+        plan.conflicts.append(
+            f"this container expects NVIDIA GPUs ({hidden}) but was started without them: "
+            "which build fits depends on its GPUs and driver, which are not visible"
+        )
+        plan.ways_out.append(f"{SHORT_FIX}, then ask again")
+        plan.ways_out.append(
+            "name the CUDA build the image is for (--variant cuXYZ): planned without its GPUs"
+        )
+        plan.ways_out.append("use the CPU build (--variant cpu) if it is meant to run without GPUs")
+        plan.blocker = UNKNOWN
+        return plan
     if facts.system.jetson and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
         # Jetson's iGPU runs JetPack's CUDA; PyTorch's aarch64 wheels are SBSA builds.
         from ..checks.jetson import JETPACK_WHEELS
@@ -375,6 +392,11 @@ def resolve(
         )
         plan.reasons = [w for w in why if not isinstance(w, Unknown)]
         plan.unverified = [str(w) for w in why if isinstance(w, Unknown)]
+        if hidden and variant.is_cuda:
+            plan.unverified.append(
+                f"{variant} against this container's GPUs and driver: it was started without "
+                f"them ({hidden}), so the build is planned as asked, unchecked"
+            )
         for _, other, _, reasons in picks:
             if other != version:
                 unknown = next(str(w) for w in reasons if isinstance(w, Unknown))
@@ -449,6 +471,17 @@ def resolve(
     if wish.manager == "conda":
         plan.ways_out.append("install the pip wheels into the conda environment (--manager pip)")
     return plan
+
+
+def _hidden_gpus(facts: Facts, target: Platform) -> Optional[str]:
+    """Why this machine's NVIDIA GPUs are expected but not visible (a container started
+    without them, containers.started_without_gpus), for a plan for this machine's platform;
+    None when they are visible, not expected, or the plan is for another platform."""
+    from ..containers import started_without_gpus
+
+    if target != platform_of(facts) or has_nvidia_gpu(facts) or has_amd_gpu(facts):
+        return None
+    return started_without_gpus(facts)
 
 
 def _interpreter(
