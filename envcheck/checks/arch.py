@@ -12,6 +12,7 @@ from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
 from ._util import has_amd_gpu, torch_variant, torch_version, what_fits
+from .jetson import JETPACK_WHEELS
 
 if TYPE_CHECKING:
     from ._util import Planned
@@ -139,7 +140,18 @@ def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:
         if any(arch_coverage(tables, arches, cc).level != "none" for arches in lists.values()):
             continue
         last = _last_release_for(tables, cc)
-        where = f"torch {last[0]} ({last[1]})" if last else "no release in the tables"
+        fix = (
+            f"The newest torch with kernels for this GPU is torch {last[0]} ({last[1]}). Pin it "
+            "(and its companions) for this machine, or plan for newer GPUs."
+            if last
+            else "No torch release in the tables has kernels for this GPU: PyTorch's own "
+            "wheels do not run on it. "
+            + (
+                f"On this Jetson, use NVIDIA's torch wheels for its JetPack release ({JETPACK_WHEELS})."
+                if facts.system.jetson
+                else "Use a torch build made for it, or plan for another GPU."
+            )
+        )
         findings.append(
             RULES["ARC003"](
                 f"torch {newest.minor} has no build for {name} ({sm_name(cc)})",
@@ -147,8 +159,7 @@ def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:
                     f"torch {newest.minor} builds: "
                     + "; ".join(f"{v}: {' '.join(a)}" for v, a in lists.items())
                 ],
-                f"The newest torch with kernels for this GPU is {where}. Pin it (and its "
-                "companions) for this machine, or plan for newer GPUs.",
+                fix,
             )
         )
     return findings

@@ -75,6 +75,23 @@ def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -
         )
     if verdict.level == "too_old":
         need = verdict.minimum or verdict.full_from
+        if facts.system.jetson:
+            # A Jetson's driver is part of JetPack (L4T): no desktop driver branch installs
+            # on it, so the way to a newer driver is a newer JetPack.
+            fix = (
+                f"On a Jetson the driver comes with JetPack (L4T): upgrade JetPack to a "
+                f"release whose driver runs CUDA {cuda} ({need} or newer), or install a torch "
+                f"build for the CUDA this JetPack ships"
+                + (f" ({nv.cuda_driver_version} or older)" if nv.cuda_driver_version else "")
+                + "."
+            )
+            return [
+                RULES["DRV001"](
+                    f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",
+                    evidence,
+                    fix + " " + what_fits(facts, tables, planned),
+                )
+            ]
         fix = f"Upgrade the NVIDIA driver to {need} or newer"
         if verdict.full_from and verdict.full_from != need:
             fix += f" ({verdict.full_from} or newer for full CUDA {cuda} support)"
@@ -105,7 +122,12 @@ def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -
             )
         ]
     if verdict.level == "minor":
-        if verdict.full_from is not None:
+        if facts.system.jetson:
+            upgrade = (
+                "For full support, upgrade JetPack (L4T), which brings the driver, to a release "
+                f"for CUDA {cuda.major}.{cuda.minor} or newer."
+            )
+        elif verdict.full_from is not None:
             upgrade = f"For full support, upgrade the driver to {verdict.full_from} or newer."
         elif verdict.full_branch is not None:
             upgrade = f"For full support, upgrade to an R{verdict.full_branch} driver or newer."
