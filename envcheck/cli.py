@@ -443,7 +443,7 @@ def _print_plan(plan, command) -> None:
             out += [x for w in plan.ways_out for x in wrap(w, width, first="  - ")]
         click.echo("\n".join(out))
         return
-    out += wrap(f"torch {plan.torch}+{plan.variant} for {where}", width, rest="  ")
+    out += wrap(f"torch {plan.installs} for {where}", width, rest="  ")
     out += [x for r in plan.reasons for x in wrap(r, width, first="  ", rest="    ")]
     out += [x for n in plan.notes for x in wrap(n, width, first="  note: ", rest="        ")]
     out += [
@@ -493,7 +493,7 @@ def _run_install(plan, manager, facts, tables) -> int:
             click.echo(f"  - {line}", err=True)
         return exitcodes.NOT_READY
     click.echo(
-        f"installed torch {plan.torch}+{plan.variant} (checked: "
+        f"installed torch {plan.installs} (checked: "
         + ", ".join(f"{p.name} {p.version}" for p in plan.packages)
         + ")"
     )
