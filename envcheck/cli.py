@@ -878,12 +878,20 @@ def probe(
     from .report.style import use_color
     from .tables import TableError, load_tables
 
-    link_table = None  # links.json names the PCIe generations; the facts print without it
-    if any(gpu.pcie for gpu in facts.nvidia.gpus):
+    # The tables name the PCIe generations, and say whether torch's labelled files beside
+    # its plain metadata are PyPI's one build; the facts print without them (said, not known).
+    tables = None
+    t = facts.torch
+    if any(gpu.pcie for gpu in facts.nvidia.gpus) or t.version != t.dist_version:
         with contextlib.suppress(TableError):
-            link_table = load_tables((ctx.obj or {}).get("tables_dir")).links
+            tables = load_tables((ctx.obj or {}).get("tables_dir"))
+    link_table = tables.links if tables is not None else None
     color = use_color(sys.stdout)
-    click.echo(render_facts(facts, color=color, link_table=link_table), nl=False, color=color)
+    click.echo(
+        render_facts(facts, color=color, link_table=link_table, tables=tables),
+        nl=False,
+        color=color,
+    )
 
 
 def main(argv: Optional[list] = None) -> None:

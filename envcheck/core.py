@@ -35,6 +35,7 @@ from .rules import NOT_VERIFIED, RULES, follows, lookup, not_judged, with_detail
 from .values import Severity
 
 if TYPE_CHECKING:  # without importing these at run time: the static check stays fast
+    from .compat import TorchLabel
     from .install import InstallPlan
     from .install.grid import CompatGrid
     from .requirements import Requirements
@@ -108,6 +109,9 @@ class Report:
     grid: Optional[CompatGrid] = None
     # links.json, for the renderers' names of what the facts measured (PCIe 16 GT/s = Gen4)
     links: Optional[LinkTable] = None
+    # torch's labelled files beside its plain metadata: one install or two (compat.torch_label,
+    # the decision INS002 makes), for the renderers' facts
+    torch_label: Optional[TorchLabel] = None
 
     @property
     def ready(self) -> bool:
@@ -210,6 +214,7 @@ def check(
     override or ``python``) and TableError (unreadable tables).
     """
     from .checks import Planned, run_checks
+    from .compat import torch_label
     from .requirements import evaluate, load_requirements
 
     if tables is None:
@@ -336,6 +341,7 @@ def check(
         diagnosis=diagnosis,
         grid=_grid(facts, tables) if grid else None,
         links=tables.links,
+        torch_label=torch_label(facts, tables),
     )
 
 
