@@ -528,6 +528,8 @@ def _unpublished_variant(
             f"(--torch {newest.minor})"
         )
     plan.ways_out.append("let envcheck choose the variant (--variant auto)")
+    if not asked.is_cpu:
+        plan.ways_out.append("use the CPU build (--variant cpu)")
     plan.blocker = NO_WHEEL
     return True
 
