@@ -138,7 +138,10 @@ def _companions(facts: Facts, tables: Tables) -> List[Finding]:
                 RULES["PKG002"](
                     f"{pkg.name} {pkg.version} is a {comp_variant} build, torch is {variant}",
                     [f"torch {facts.torch.version}", f"{pkg.name} {pkg.version}"],
-                    f"Install {pkg.name} from the same index as torch ({variant}).",
+                    # no variant named: the report's command installs the pair from the index
+                    # of the torch it plans, which need not be the installed one's
+                    f"Install {pkg.name} from the same index as torch: the report's command "
+                    "installs both from one.",
                 )
             )
     findings += _triton(facts, release, variant)
@@ -177,8 +180,10 @@ def _triton(facts: Facts, release, variant) -> List[Finding]:
         RULES["PKG005"](
             f"torch {facts.torch.version} needs {name}{spec}; {have}",
             [where, f"installed {name}: {triton.version if triton else 'none'}"],
-            f"torch.compile on the GPU runs Triton kernels and needs exactly that Triton: install "
-            f"{name}{spec} (the plan below carries it along), and remove any other triton.",
+            # the pin of the torch the report installs (the plan carries it), which need not be
+            # the installed torch's when the plan replaces it
+            "torch.compile on the GPU runs Triton kernels and needs exactly the Triton its torch "
+            "pins: the report's command installs it with torch; remove any other triton.",
         )
     ]
 
