@@ -486,7 +486,7 @@ def _print_plan(plan, command) -> None:
             out += [x for w in plan.ways_out for x in wrap(w, width, first="  - ")]
         click.echo("\n".join(out))
         return
-    out += wrap(f"torch {plan.torch}+{plan.variant} for {where}", width, rest="  ")
+    out += wrap(f"torch {plan.installs} for {where}", width, rest="  ")
     out += [x for r in plan.reasons for x in wrap(r, width, first="  ", rest="    ")]
     out += [x for n in plan.notes for x in wrap(n, width, first="  note: ", rest="        ")]
     out += [
@@ -536,7 +536,7 @@ def _run_install(plan, manager, facts, tables) -> int:
             click.echo(f"  - {line}", err=True)
         return exitcodes.NOT_READY
     click.echo(
-        f"installed torch {plan.torch}+{plan.variant} (checked: "
+        f"installed torch {plan.installs} (checked: "
         + ", ".join(f"{p.name} {p.version}" for p in plan.packages)
         + ")"
     )
@@ -911,12 +911,20 @@ def probe(
     from .report.style import use_color
     from .tables import TableError, load_tables
 
-    link_table = None  # links.json names the PCIe generations; the facts print without it
-    if any(gpu.pcie for gpu in facts.nvidia.gpus):
+    # The tables name the PCIe generations, and say whether torch's labelled files beside
+    # its plain metadata are PyPI's one build; the facts print without them (said, not known).
+    tables = None
+    t = facts.torch
+    if any(gpu.pcie for gpu in facts.nvidia.gpus) or t.version != t.dist_version:
         with contextlib.suppress(TableError):
-            link_table = load_tables((ctx.obj or {}).get("tables_dir")).links
+            tables = load_tables((ctx.obj or {}).get("tables_dir"))
+    link_table = tables.links if tables is not None else None
     color = use_color(sys.stdout)
-    click.echo(render_facts(facts, color=color, link_table=link_table), nl=False, color=color)
+    click.echo(
+        render_facts(facts, color=color, link_table=link_table, tables=tables),
+        nl=False,
+        color=color,
+    )
 
 
 def main(argv: Optional[list] = None) -> None:

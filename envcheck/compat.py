@@ -301,6 +301,84 @@ def gpu_capabilities(facts: Facts) -> List[Tuple[str, str]]:
     return [(n, c) for n, c in devices if c and ComputeCapability.maybe(c)]
 
 
+def toolkit_misses(facts: Facts, tables: Tables, cuda: Version) -> List[Tuple[str, str, str]]:
+    """(name, capability, the toolkits that build for it) of each NVIDIA GPU a CUDA ``cuda``
+    toolkit cannot compile for: its family came after that toolkit (sm_120 needs 12.8) or
+    was dropped by its major (Pascal after 12.x). A GPU whose family the tables do not hold
+    is not judged here."""
+    out = []
+    for name, cc in gpu_capabilities(facts):
+        family = tables.family(cc)
+        if family is None:
+            continue
+        if family.first_cuda is not None and Version(f"{cuda.major}.{cuda.minor}") < Version(
+            f"{family.first_cuda.major}.{family.first_cuda.minor}"
+        ):
+            out.append((name, cc, f"CUDA {family.first_cuda} or newer"))
+        elif family.last_cuda_major is not None and cuda.major > family.last_cuda_major:
+            out.append((name, cc, f"CUDA {family.last_cuda_major}.x or older"))
+    return sorted(set(out))
+
+
+@dataclass(frozen=True)
+class TorchLabel:
+    """How torch's files (``torch/version.py``) and its metadata (the dist-info) name the
+    installed build, when they differ. ``agree``: True when they are one install (PyPI's
+    wheels carry the plain version in their metadata while version.py keeps the build's
+    label: ``2.11.0+cu130`` beside ``2.11.0``); False when two installs were written over
+    each other; None when the tables cannot tell."""
+
+    agree: Optional[bool]
+    why: str
+
+
+def torch_label(facts: Facts, tables: Optional[Tables]) -> Optional[TorchLabel]:
+    """The one decision on torch's files against its metadata, for INS002/INS005 and the
+    probe's text alike; None when they say the same (or one was not read). Without tables
+    (or a release, or a platform they know) a labelled file beside a plain metadata version
+    is not known either way: never a silent pass, never a confident error."""
+    t = facts.torch
+    files, meta = t.version, t.dist_version
+    if not files or not meta or files == meta:
+        return None
+    try:
+        fv, mv = Version(files), Version(meta)
+    except ValueError:  # InvalidVersion, or a number of 4300+ digits
+        return TorchLabel(False, f"the versions {files} and {meta} cannot be compared")
+    if fv.public != mv.public:
+        return TorchLabel(False, f"the versions differ ({fv.public} and {mv.public})")
+    labelled = builds.variant(files)
+    if mv.local is not None:
+        same = fv.local is not None and labelled is not None and builds.variant(meta) == labelled
+        return TorchLabel(
+            same,
+            f"one build labelled twice ({fv.local}, {mv.local})"
+            if same
+            else f"the builds differ ({fv.local or 'no label'} and {mv.local})",
+        )
+    platform = platform_of(facts)
+    release = tables.release(fv) if tables is not None else None
+    default = release.default_variant.get(str(platform)) if release and platform else None
+    if default is None or labelled is None:
+        where = f" for {platform}" if platform else ""
+        return TorchLabel(
+            None,
+            f"whether PyPI's torch {fv.public}{where} is the {fv.local} build (its metadata "
+            "would then carry no label) is not known to the tables",
+        )
+    if Variant.parse(default) == labelled:
+        return TorchLabel(
+            True,
+            f"PyPI's torch {fv.public} for {platform} is the {default} build, and its metadata "
+            "carries no label",
+        )
+    return TorchLabel(
+        False,
+        f"PyPI's torch {fv.public} for {platform} is the {default} build, not {fv.local}: the "
+        "files are another build's",
+    )
+
+
 def driver_predates(facts: Facts, tables: Tables) -> List[Tuple[str, str, str]]:
     """(name, capability, driver needed) of each NVIDIA GPU the installed driver's branch
     is older than: such a driver does not support the GPU at all, whatever CUDA a build

@@ -6,13 +6,18 @@ and mounts the GPUs and the driver's libraries. Started without the toolkit
 (``docker run`` without ``--gpus``, a pod without a ``nvidia.com/gpu`` limit) the
 variables are still set, but there is no ``/dev/nvidia*`` and no NVML, and torch
 silently runs on the CPU. The check (SYS006) and the healthcheck both ask this module,
-so they agree on what "expects GPUs" means and on the fix. Standard library only: the
+so they agree on what "expects GPUs" means and on the fix; the install resolver asks
+:func:`started_without_gpus` too, so it plans no build from a machine whose GPUs are
+hidden (never the CPU wheel as the fix for a CUDA image). Standard library only: the
 healthcheck imports it on every run.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
+
+if TYPE_CHECKING:  # the healthcheck imports this module: nothing more at run time
+    from .facts import Facts
 
 # Set by NVIDIA's CUDA images (nvidia/cuda Dockerfiles: ENV NVIDIA_REQUIRE_CUDA, CUDA_VERSION,
 # NV_CUDA_LIB_VERSION), so a container built from one was meant for GPUs.
@@ -47,3 +52,16 @@ def gpus_expected(environ: Mapping[str, str], container: Optional[str]) -> Optio
     if markers:
         return f"{markers[0]}={environ[markers[0]]} (a CUDA image)"
     return None
+
+
+def started_without_gpus(facts: Facts) -> Optional[str]:
+    """Why this machine is a container that expects NVIDIA GPUs but was started without
+    them (SYS006), or None: something says it expects GPUs, there is no GPU and no GPU
+    device, and NVML was tried (not simulated) and failed. A pasted report that says
+    nothing of NVML is not judged."""
+    nv = facts.nvidia
+    why = gpus_expected(facts.environment, facts.system.container)
+    gpu_nodes = [n for n in nv.device_nodes if n.rstrip("0123456789") == "/dev/nvidia" != n]
+    if why is None or nv.gpus or gpu_nodes or nv.nvml.ok or nv.nvml.error is None:
+        return None
+    return why

@@ -35,6 +35,7 @@ from .rules import NOT_VERIFIED, RULES, follows, lookup, not_judged, with_detail
 from .values import Severity
 
 if TYPE_CHECKING:  # without importing these at run time: the static check stays fast
+    from .compat import TorchLabel
     from .install import InstallPlan
     from .install.grid import CompatGrid
     from .requirements import Requirements
@@ -111,6 +112,9 @@ class Report:
     grid: Optional[CompatGrid] = None
     # links.json, for the renderers' names of what the facts measured (PCIe 16 GT/s = Gen4)
     links: Optional[LinkTable] = None
+    # torch's labelled files beside its plain metadata: one install or two (compat.torch_label,
+    # the decision INS002 makes), for the renderers' facts
+    torch_label: Optional[TorchLabel] = None
 
     @property
     def ready(self) -> bool:
@@ -216,7 +220,8 @@ def check(
     Raises ConfigError (bad requirements), OverrideError / InterpreterError (a bad
     override or ``python``) and TableError (unreadable tables).
     """
-    from .checks import run_checks
+    from .checks import Planned, run_checks
+    from .compat import torch_label
     from .requirements import evaluate, load_requirements
 
     if tables is None:
@@ -251,10 +256,13 @@ def check(
     if observed is None and (deep or not live) and facts.torch_runtime.status != "not_run":
         available.add("torch_runtime")
 
-    findings: List[Finding] = list(run_checks(facts, tables))
+    # The one install plan of this report, resolved before the checks: every fix that names a
+    # torch build or a CUDA version explains this plan, and the command under them renders it.
+    plan = _plan(facts, tables, req, manager)
+    found: List[Finding] = []
     if req is not None:
         available.add("requirements")
-        findings += evaluate(req, facts)
+        found += evaluate(req, facts)
     results: Tuple[SmokeResult, ...] = ()
     wanted_smoke = list(req.smoke) if req is not None else []
     if smoke is not True and smoke:
@@ -264,32 +272,41 @@ def check(
     if results:
         available.add("smoke")
         results = tuple(with_expected(r, facts, tables) for r in results)
-        findings += smoke_findings(results)
+        found += smoke_findings(results)
     if messages:
         available.add("text")
-        findings += list(messages)
+        found += list(messages)
 
     skipped = not_judged(available)
     skipped_codes = {r.code for r in skipped}
-    findings = [f for f in findings if f.code not in skipped_codes]
-
     codes, unknown = selection(ignore)
     from_config, unknown_config = selection(req.ignore if req is not None else ())
     codes += [c for c in from_config if c not in codes]
-    dropped = tuple(f.code for f in findings if f.code in codes)
-    findings = [f for f in findings if f.code not in codes]
-    for names, where in ((unknown, "--ignore"), (unknown_config, req.source if req else "")):
-        if names and "SEL001" not in codes:
-            findings.append(
-                RULES["SEL001"](
-                    f"Nothing to ignore by {', '.join(repr(u) for u in names)}: no such finding code",
-                    [f"{where}: {', '.join(names)}"],
-                    "Use a code or name from docs/checks.md (e.g. INS004 or no-virtual-environment).",
-                )
-            )
 
-    findings = _group(findings, {m.id: m.follows for m in tables.messages})
-    advice = _advice(facts, tables, findings, req, manager)
+    def judged(planned: Planned) -> Tuple[List[Finding], Tuple[str, ...]]:
+        """The checks' findings with the others, the selection applied, follow-ons grouped;
+        and the codes of the findings the selection dropped (one per finding)."""
+        findings = list(run_checks(facts, tables, planned)) + found
+        findings = [f for f in findings if f.code not in skipped_codes]
+        dropped = tuple(f.code for f in findings if f.code in codes)
+        findings = [f for f in findings if f.code not in codes]
+        for names, where in ((unknown, "--ignore"), (unknown_config, req.source if req else "")):
+            if names and "SEL001" not in codes:
+                findings.append(
+                    RULES["SEL001"](
+                        f"Nothing to ignore by {', '.join(repr(u) for u in names)}: no such finding code",
+                        [f"{where}: {', '.join(names)}"],
+                        "Use a code or name from docs/checks.md (e.g. INS004 or no-virtual-environment).",
+                    )
+                )
+        return _group(findings, {m.id: m.follows for m in tables.messages}), dropped
+
+    findings, dropped = judged(Planned(plan))
+    advice = _advice(plan, tables, findings, manager)
+    if advice is None:
+        # The report installs nothing after all: what must match torch is judged against the
+        # torch that stays (the findings that decide the advice do not change).
+        findings, dropped = judged(Planned(plan, installs=False))
     if advice is not None and advice.command:
         first = next(f for f in findings if f.code == advice.fixes[0] and f.caused_by is None)
         findings = [f.but(command=advice.command) if f is first else f for f in findings]
@@ -335,6 +352,7 @@ def check(
         diagnosis=diagnosis,
         grid=_grid(facts, tables) if grid else None,
         links=tables.links,
+        torch_label=torch_label(facts, tables),
     )
 
 
@@ -349,10 +367,24 @@ def _group(findings: List[Finding], messages: Mapping[str, Tuple[str, ...]]) -> 
     severity of what follows from it (a missing torch is an error once a required smoke
     test fails for it)."""
     present = {f.code for f in findings}
+    cause: Dict[str, Optional[str]] = {}
+    for f in findings:
+        cause[f.code] = next((c for c in follows(f.code, f.name, messages) if c in present), None)
+
+    def root_of(code: str) -> str:
+        """The root cause a chain of follow-ons leads to (REQ001 -> TRC003 -> SYS006): a
+        follow-on is shown under a root, never under another follow-on."""
+        seen = {code}
+        while cause.get(code) and cause[code] not in seen:
+            code = cause[code]  # type: ignore[assignment]
+            seen.add(code)
+        return code
+
     marked = []
     for f in findings:
         root = next((c for c in follows(f.code, f.name, messages) if c in present), None)
-        marked.append(f.but(caused_by=root) if root else f)
+        top = root_of(root) if root else None
+        marked.append(f.but(caused_by=top if top != f.code else root) if root else f)
     worst: Dict[str, Severity] = {}
     for f in marked:
         if f.caused_by and f.severity.rank < worst.get(f.caused_by, Severity.INFO).rank:
@@ -365,16 +397,23 @@ def _group(findings: List[Finding], messages: Mapping[str, Tuple[str, ...]]) -> 
     ]
 
 
+def _plan(facts: Facts, tables: Tables, req: Optional[Requirements], manager: str) -> InstallPlan:
+    """The report's one install plan: keep what is installed where it fits, else the least
+    change (within the project's torch specifier, when it has one), for ``manager``."""
+    from .install import installed_wish, resolve
+
+    torch = str(req.torch) if req is not None and req.torch is not None else "latest"
+    return resolve(facts, tables, installed_wish(facts, torch=torch, manager=manager))
+
+
 def _advice(
-    facts: Facts,
+    plan: InstallPlan,
     tables: Tables,
     findings: List[Finding],
-    req: Optional[Requirements],
     manager: str,
 ) -> Optional[Advice]:
-    """The one install plan: keep what is installed where it fits, else the least change
-    (and the project's torch specifier, when it has one)."""
-    from .install import installed_wish, plan_argv, plan_steps, render, resolve
+    """The plan as the report's install advice, when a root finding is fixed by an install."""
+    from .install import plan_argv, plan_steps, render
 
     installs = {m.id for m in tables.messages if m.install}
     fixes = [
@@ -385,8 +424,6 @@ def _advice(
     roots = [f for f in fixes if f.caused_by is None]
     if not roots:  # they all follow from a cause no install fixes (SYS006: a container's GPUs)
         return None
-    torch = str(req.torch) if req is not None and req.torch is not None else "latest"
-    plan = resolve(facts, tables, installed_wish(facts, torch=torch, manager=manager))
     command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
     argv = tuple(plan_argv(plan, manager, tables.uv_torch_backends)) if plan.ok else ()
     steps = (

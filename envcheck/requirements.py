@@ -383,7 +383,9 @@ def evaluate(req: Requirements, facts: Facts) -> List[Finding]:
             RULES["REQ001"](
                 f"{have}; torch{req.torch} is {where}",
                 [have],
-                f"Run `envcheck install --torch '{req.torch}'` for the command.",
+                # --keep: the nearest that satisfies it, the report's one plan (core._plan)
+                f"Install the torch nearest to this one that satisfies torch{req.torch}: "
+                f"`envcheck install --keep --torch '{req.torch}'` gives the command.",
             )
         )
     py = parse_version(facts.python.version)

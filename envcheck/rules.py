@@ -76,7 +76,7 @@ _INSTALL_FIX = {
 _NO_TORCH = ("TRC003", "RUN001", "RUN002")
 # Findings that say a fact the tables or the probe do not hold (not a problem found): a READY
 # verdict beside one of them is not verified, and reports say so.
-NOT_VERIFIED = frozenset({"ARC004", "DRV006"})
+NOT_VERIFIED = frozenset({"ARC004", "DRV006", "INS005"})
 # code -> the codes it follows from when they are present in the same report.
 _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "SMK001": _NO_TORCH,
@@ -89,6 +89,8 @@ _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     # a container started without its GPUs: no driver library, no GPU, a CUDA torch on the CPU
     "DRV004": ("SYS006",),
     "TRC002": ("SYS006",),
+    # no torch yet: which build fits depends on the GPUs the container was started without
+    "TRC003": ("SYS006",),
     "DRV001": ("DRV005",),  # a driver that cannot see the GPU: that comes first
     "TRC001": ("DRV005", "DRV003"),  # no build runs until the driver sees the GPU
     "REQ001": ("TRC003",),
@@ -203,6 +205,12 @@ _RULES: List[Rule] = [
     # installs
     Rule("INS001", "duplicate-torch", "error", "more than one torch installed"),
     Rule("INS002", "mixed-torch-files", "error", "torch's files and metadata disagree"),
+    Rule(
+        "INS005",
+        "torch-label-unknown",
+        "info",
+        "not known whether torch's labelled files and plain metadata are one PyPI build",
+    ),
     Rule(
         "INS003",
         "pip-and-conda-torch",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from envcheck.facts import AmdFacts, AmdGpuFacts, Facts
+from envcheck.facts import AmdFacts, AmdGpuFacts, Facts, GpuFacts
 from envcheck.install import Wish, render, resolve
 from envcheck.probes.amd import gfx_name, probe_amd
 from tests.fixtures import TABLES, report_of
@@ -232,3 +232,55 @@ def test_the_report_header_names_the_amd_gpus() -> None:
         head = "\n".join(out.stdout.splitlines()[:3])
         assert "amdgpu 6.8.5 · 2x gfx942" in head, head
         assert "no GPU" not in head and "no driver" not in head and "driver none" not in head
+
+
+JETSON_ORIN = {
+    "ENVCHECK_FACT_SYSTEM_JETSON": "NVIDIA Jetson AGX Orin Developer Kit",
+    "ENVCHECK_FACT_SYSTEM_MACHINE": "aarch64",
+    "ENVCHECK_DRIVER_VERSION": "540.4.0",
+    "ENVCHECK_CUDA_DRIVER_VERSION": "12.6",
+    "ENVCHECK_GPUS": "Orin (nvgpu):8.7:64GiB",
+    "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cu130",
+    "ENVCHECK_FACT_TORCH_CUDA": "13.0",
+    "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",
+}
+
+
+def _fixes(stdout: str) -> str:
+    return " ".join(stdout.split())
+
+
+def test_jetson_orin_report_with_the_shipped_tables() -> None:
+    """Issue 28.5, as a user on an Orin with a PyPI cu130 torch reads it: the tables know
+    sm_87 (no TBL001), ARC003 says plainly that no release has kernels for it, and DRV001
+    points at JetPack, not at a desktop driver branch."""
+    from tests.runner import envcheck
+
+    run = envcheck("check", "--no-deep", env=JETSON_ORIN)
+    text = _fixes(run.stdout)
+    assert "TBL001" not in run.stdout, run.stdout
+    assert "is no release in the tables" not in text
+    assert "No torch release in the tables has kernels for this GPU" in text, run.stdout
+    assert "forums.developer.nvidia.com/t/pytorch-for-jetson" in text
+    drv001 = text[text.index("DRV001") : text.index("WARNING")]
+    assert "On a Jetson the driver comes with JetPack (L4T): upgrade JetPack" in drv001, drv001
+    assert "Upgrade the NVIDIA driver" not in drv001
+
+
+def test_the_tables_know_a_capability_from_a_gpu_model_or_an_sm_rule() -> None:
+    from envcheck.tables import load_tables
+
+    shipped = load_tables()
+    assert shipped.knows_capability("8.7")  # Jetson Orin: no family lists it; sm_87 does
+    assert shipped.knows_capability("9.0") and not shipped.knows_capability("19.5")
+    assert TABLES.knows_capability("8.7")
+    assert not shipped.knows_capability("not a capability")
+
+
+def test_drv002_on_a_jetson_says_jetpack() -> None:
+    facts = jetson_box()
+    facts.nvidia.driver_version, facts.nvidia.cuda_driver_version = "540.4.0", "12.6"
+    facts.nvidia.gpus = [GpuFacts(index=0, name="Orin (nvgpu)", compute_capability="8.7")]
+    facts.torch.installed, facts.torch.version, facts.torch.cuda = True, "2.13.0+cu128", "12.8"
+    (drv002,) = [f for f in report_of(facts).findings if f.code == "DRV002"]
+    assert "upgrade JetPack (L4T), which brings the driver" in (drv002.fix or ""), drv002.fix

@@ -143,3 +143,63 @@ def test_healthcheck_reads_the_container_from_the_root_it_is_given(tmp_path: Pat
     (tmp_path / ".dockerenv").write_text("")
     code, line = health(environ=env, root=tmp_path)
     assert code == 1 and "a GPU container without GPUs" in line
+
+
+NO_TORCH = {"ENVCHECK_FACT_TORCH_INSTALLED": "false", "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7"}
+
+
+def test_check_without_torch_in_a_container_without_gpus_advises_no_cpu_wheel() -> None:
+    """Issue 28.4: the missing torch follows from the hidden GPUs; no build is planned from
+    what is visible (the CPU wheel for a CUDA image), so the report has no install command."""
+    run = envcheck(
+        "check", "--no-deep", env={"NVIDIA_VISIBLE_DEVICES": "all", **IN_DOCKER, **NO_TORCH}
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "ERROR SYS006" in run.stdout
+    assert "follows from SYS006:\n    i INFO TRC003 torch is not installed" in run.stdout
+    assert "whl/cpu" not in run.stdout and "(cpu) fits" not in run.stdout, run.stdout
+    assert "pip install" not in run.stdout and "No torch fits" not in run.stdout
+    assert "which build fits depends on its GPUs and driver" in " ".join(run.stdout.split())
+
+
+@pytest.mark.parametrize("torch_env", [NO_TORCH, CUDA_TORCH], ids=["no torch", "cuda torch"])
+def test_install_in_a_container_without_gpus_plans_nothing_until_asked(torch_env) -> None:
+    env = {"NVIDIA_VISIBLE_DEVICES": "all", **IN_DOCKER, **torch_env}
+    run = envcheck("install", env=env)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "expects NVIDIA GPUs (NVIDIA_VISIBLE_DEVICES=all) but was started without them" in (
+        run.stdout
+    )
+    assert "whl/cpu" not in run.stdout and "pip install" not in run.stdout, run.stdout
+    assert "docker run --gpus all" in run.stdout
+    # the build the image is for, asked by name: planned, and said to be unchecked
+    asked = envcheck("install", "--variant", "cu126", env=env)
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    assert "whl/cu126" in asked.stdout
+    assert "not verified: cu126 against this container's GPUs and driver" in asked.stdout
+    # the CPU build, asked by name: planned as asked, without a note on GPUs
+    cpu = envcheck("install", "--variant", "cpu", env=env)
+    assert cpu.returncode == 0 and "whl/cpu" in cpu.stdout, cpu.stdout
+
+
+def test_a_container_meant_to_run_without_gpus_gets_the_cpu_wheel() -> None:
+    run = envcheck("install", env={"NVIDIA_VISIBLE_DEVICES": "void", **IN_DOCKER, **NO_TORCH})
+    assert run.returncode == 0 and "whl/cpu" in run.stdout, run.stdout
+
+
+def test_a_follow_on_of_a_follow_on_is_shown_under_the_root() -> None:
+    """REQ001 (no torch; the project wants one) follows TRC003, which follows SYS006: both are
+    grouped under SYS006, the one root a text report shows its follow-ons under."""
+    from packaging.specifiers import SpecifierSet
+
+    from envcheck.requirements import Requirements
+    from tests.fixtures import report_of
+
+    facts = _facts({"NVIDIA_VISIBLE_DEVICES": "all"}, "docker")
+    facts.system.os, facts.system.machine, facts.python.version = "Linux", "x86_64", "3.11.7"
+    facts.torch.installed = False
+    report = report_of(facts, requirements=Requirements(torch=SpecifierSet(">=2.4")))
+    (root,) = report.roots
+    assert root.code == "SYS006"
+    assert sorted(f.code for f in report.follow_ons(root)) == ["REQ001", "TRC003"]
+    assert report.install is None

@@ -1,14 +1,16 @@
 """The checks: pure functions ``(Facts, Tables) -> [Finding]``, one module per concern.
 
-``run_checks`` runs them all. A check that raises is a bug in envcheck; it is
-reported as a finding (INT001) and the other checks still run, so one bad rule
-never hides the rest of the report. Selection (``--ignore``), the verdict and the
+``run_checks`` runs them all. The checks whose fixes say what to install (or what toolkit
+to build with) take the report's one install plan as a third argument: the core resolves
+it once, so no fix can name another torch than the command under it. A check that raises
+is a bug in envcheck; it is reported as a finding (INT001) and the other checks still run,
+so one bad rule never hides the rest of the report. Selection (``--ignore``), the verdict and the
 install advice are the core's (``envcheck.core``), decided once for every front end.
 """
 
 from __future__ import annotations
 
-from typing import Callable, List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from ..facts import Facts
 from ..findings import Finding, sort_key
@@ -28,8 +30,9 @@ from . import (
     tables_age,
     toolchain,
 )
+from ._util import Planned, report_plan
 
-Check = Callable[[Facts, Tables], List[Finding]]
+Check = Callable[..., List[Finding]]  # (facts, tables), or (facts, tables, planned): PLANNED
 
 CHECKS: Sequence[Check] = (
     build.check,
@@ -45,15 +48,23 @@ CHECKS: Sequence[Check] = (
     system.check,
     tables_age.check,
 )
+# The checks whose fixes explain the install plan: called with it as a third argument.
+PLANNED = frozenset({build.check, driver.check, arch.check, runtime.check})
 INTERNAL = RULES["INT001"]
 
 
-def run_checks(facts: Facts, tables: Tables) -> List[Finding]:
-    """Every check's findings, sorted; nothing is dropped here."""
+def run_checks(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> List[Finding]:
+    """Every check's findings, sorted; nothing is dropped here. ``planned``: the report's
+    install plan (the core's); without one, the plan that keeps the installed torch where it
+    fits."""
     findings: List[Finding] = []
+    the_plan = report_plan(facts, tables, planned)
     for check in CHECKS:
         try:
-            findings.extend(check(facts, tables))
+            if check in PLANNED:
+                findings.extend(check(facts, tables, the_plan))
+            else:
+                findings.extend(check(facts, tables))
         except Exception as exc:  # a bug in one rule must not hide the others
             name = f"{check.__module__}.{check.__name__}"
             findings.append(
@@ -66,4 +77,4 @@ def run_checks(facts: Facts, tables: Tables) -> List[Finding]:
     return sorted(findings, key=sort_key)
 
 
-__all__ = ["CHECKS", "RULES", "run_checks"]
+__all__ = ["CHECKS", "RULES", "Planned", "run_checks"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
@@ -15,6 +16,49 @@ from ..compat import (  # noqa: F401 - re-exported for the checks
 )
 from ..facts import Facts
 from ..tables import Tables
+from ..values import Variant
+
+if TYPE_CHECKING:
+    from ..install import InstallPlan
+
+
+@dataclass(frozen=True)
+class Planned:
+    """The report's one install plan, as the checks see it.
+
+    ``installs``: whether the report gives it as its install command. The core resolves
+    the plan before the checks and knows only after them whether a finding it fixes is
+    there; when none is (the installed torch fits, every such finding was ignored), it runs
+    the checks again with False: what must match torch (TK001's toolkit) is judged against
+    the torch that stays, and only then may a fix name another build as an alternative."""
+
+    plan: InstallPlan
+    installs: bool = True
+
+
+def report_plan(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> Planned:
+    """The report's install plan: the core's (resolved once, with the project's torch
+    specifier and the manager), or for a check run on its own the plan that keeps the
+    installed torch where it fits (``install.installed_wish``)."""
+    if planned is not None:
+        return planned
+    from ..install import installed_wish, resolve
+
+    return Planned(resolve(facts, tables, installed_wish(facts)))
+
+
+def replaces_torch(facts: Facts, planned: Planned) -> bool:
+    """Whether following the report leaves another torch here than the installed one (another
+    version or another build): then what must match torch (a toolkit) must match the plan's."""
+    plan = planned.plan
+    if not planned.installs or not plan.ok or not plan.torch or not plan.variant:
+        return False
+    version = torch_version(facts)
+    if not facts.torch.installed or version is None:
+        return True
+    return Version(plan.torch) != Version(version.base_version) or torch_variant(
+        facts
+    ) != Variant.parse(plan.variant)
 
 
 def driver_text(facts: Facts) -> str:
@@ -35,35 +79,49 @@ def gpu_list(facts: Facts) -> str:
     return ", ".join(f"{c}x {n}" if c > 1 else n for n, c in counts.items())
 
 
-def what_fits(facts: Facts, tables: Tables) -> str:
-    """The resolver's answer for this machine, in a sentence: what fits instead of the
+def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> str:
+    """The report's plan for this machine, in a sentence: what fits instead of the
     installed torch, or why nothing of its version does and the nearest way out.
 
     A check explains; it never builds a command. The command under the finding comes
-    from the same plan (``install.installed_wish``), attached once by the core.
+    from the same plan, attached once by the core (``planned``: the core's, resolved once
+    with the project's torch specifier; a check run on its own gets ``report_plan``'s).
     """
-    from ..install import installed_wish, resolve
-    from ..install.plan import driver_upgrade
+    from ..install.plan import driver_upgrade, parse_torch_wish
 
     version = torch_version(facts)
     if not facts.system.os or not facts.system.machine:
         # a pasted report that names no platform: a resolution would be for a guessed one
         return "Which build fits depends on the OS and architecture, which are not known here."
-    plan = resolve(facts, tables, installed_wish(facts))
+    plan = report_plan(facts, tables, planned).plan
     if not plan.ok:
-        return "Nothing fits: " + "; ".join(plan.conflicts + plan.ways_out) + "."
+        from ..install.plan import UNKNOWN
+
+        # what the tables or the facts cannot tell (a container's hidden GPUs, a Jetson) is
+        # not "nothing fits"
+        lead = "No build is known to fit" if plan.blocker == UNKNOWN else "Nothing fits"
+        return f"{lead}: " + "; ".join(plan.conflicts + plan.ways_out) + "."
     picked = f"torch {plan.torch} ({plan.variant})"
     unknown = f" Not verified: {'; '.join(plan.unverified)}." if plan.unverified else ""
-    if version is None or Version(plan.torch or "0") == Version(version.base_version):
+    spec, _ = parse_torch_wish(plan.wish.torch)
+    base = Version(version.base_version) if version is not None else None
+    if base is not None and spec is not None and not spec.contains(base, prereleases=True):
+        # the project's torch specifier rules the installed version out, not this machine
+        return (
+            f"torch {base} does not satisfy the project's torch{spec}; {picked} "
+            f"{'may fit' if unknown else 'fits'}: {plan.reasons[0]}.{unknown}"
+        )
+    if base is None or Version(plan.torch or "0") == base:
         return f"{picked} {'may fit' if unknown else 'fits'}: {plan.reasons[0]}.{unknown}"
-    text = f"No build of torch {version.base_version} fits this machine"
-    why = dict(plan.passed_over).get(version.base_version)
-    passed = f"passed over torch {version.base_version}, not known to fit: "
+    assert version is not None
+    text = f"No build of torch {base} fits this machine"
+    why = dict(plan.passed_over).get(str(base))
+    passed = f"passed over torch {base}, not known to fit: "
     unknown_here = next((n[len(passed) :] for n in plan.notes if n.startswith(passed)), None)
     if why:
         text += f" ({why})"
     elif unknown_here:  # it may fit: the tables cannot tell, and a known fit comes first
-        text = f"No build of torch {version.base_version} is known to fit ({unknown_here})"
+        text = f"No build of torch {base} is known to fit ({unknown_here})"
     text += f"; {picked} is the nearest release that does: {plan.reasons[0]}.{unknown}"
     release = tables.release(version)
     platform = platform_of(facts)
@@ -74,30 +132,36 @@ def what_fits(facts: Facts, tables: Tables) -> str:
     )
     if upgrade is not None and plan.variant != str(upgrade[0]):
         text += (
-            f" Or keep torch {version.base_version}: upgrade the driver to {upgrade[1]} or "
+            f" Or keep torch {base}: upgrade the driver to {upgrade[1]} or "
             f"newer for its {upgrade[0]} build."
         )
     return text
 
 
-def torch_for_toolkit(facts: Facts, tables: Tables, cuda: Version) -> Optional[str]:
+def torch_for_toolkit(
+    facts: Facts, tables: Tables, cuda: Version, planned: Optional[Planned] = None
+) -> Optional[str]:
     """A torch build for the CUDA of this nvcc that the resolver says runs here, as
     "torch 2.13.0+cu130": a build for the same CUDA minor first; else, of the same major
     (extensions need only the major to match), the installed torch's version in another
     build, else the newest. None when the tables know none that is known to fit: a
-    suggestion never names a build that does not exist or cannot run."""
-    from ..install import installed_wish, resolve
+    suggestion never names a build that does not exist or cannot run. The report's wish
+    (``plan.wish``: the project's torch specifier, the manager) holds for it too."""
+    from dataclasses import replace
+
+    from ..install import resolve
     from ..install.plan import known_variants
 
+    wish = report_plan(facts, tables, planned).plan.wish
     installed = torch_version(facts)
     best = None
     for variant in known_variants(tables):
         if not (variant.is_cuda and variant.cuda and variant.cuda.major == cuda.major):
             continue
-        plan = resolve(facts, tables, installed_wish(facts, variant=str(variant)))
-        if not plan.ok or plan.unverified or not plan.torch:
+        found = resolve(facts, tables, replace(wish, variant=str(variant)))
+        if not found.ok or found.unverified or not found.torch:
             continue
-        version = Version(plan.torch)
+        version = Version(found.torch)
         rank = (
             (variant.cuda.major, variant.cuda.minor) == (cuda.major, cuda.minor),
             installed is not None and version == Version(installed.base_version),
@@ -105,5 +169,5 @@ def torch_for_toolkit(facts: Facts, tables: Tables, cuda: Version) -> Optional[s
             variant,
         )
         if best is None or rank > best[0]:
-            best = (rank, f"torch {plan.torch}+{plan.variant}")
+            best = (rank, f"torch {found.torch}+{found.variant}")
     return best[1] if best else None

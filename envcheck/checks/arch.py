@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from packaging.version import Version
 
@@ -12,18 +12,25 @@ from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
 from ._util import has_amd_gpu, torch_variant, torch_version, what_fits
+from .jetson import JETPACK_WHEELS
+
+if TYPE_CHECKING:
+    from ._util import Planned
 
 
-def check(facts: Facts, tables: Tables) -> List[Finding]:
+def check(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> List[Finding]:
+    """``planned``: the report's install plan, which ARC001's fix explains (what_fits)."""
     caps = gpu_capabilities(facts)
     if not caps:
-        return _installed_rocm_build(facts, tables)
-    findings = _installed_build(facts, tables, caps)
+        return _installed_rocm_build(facts, tables, planned)
+    findings = _installed_build(facts, tables, caps, planned)
     findings += _newest_release(facts, tables, caps)
     return findings
 
 
-def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
+def _installed_build(
+    facts: Facts, tables: Tables, caps, planned: Optional[Planned]
+) -> List[Finding]:
     variant = torch_variant(facts)
     if variant is None or not variant.is_cuda:
         return []
@@ -53,7 +60,8 @@ def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
                 f"torch {facts.torch.version} has no kernels for {gpus}: "
                 '"no kernel image is available for execution on the device"',
                 [evidence_arches, *(f"{n}: compute capability {c}" for n, c in _unique(missing))],
-                "Install a build with kernels for every GPU here. " + what_fits(facts, tables),
+                "Install a build with kernels for every GPU here. "
+                + what_fits(facts, tables, planned),
             )
         )
     for name, cc, arch in _unique(ptx_only):
@@ -69,7 +77,9 @@ def _installed_build(facts: Facts, tables: Tables, caps) -> List[Finding]:
     return findings
 
 
-def _installed_rocm_build(facts: Facts, tables: Tables) -> List[Finding]:
+def _installed_rocm_build(
+    facts: Facts, tables: Tables, planned: Optional[Planned]
+) -> List[Finding]:
     """The AMD analogue of ARC001: a ROCm wheel carries kernels for the gfx targets in its
     PYTORCH_ROCM_ARCH only, and HIP finds no code object for any other GPU."""
     variant = torch_variant(facts)
@@ -97,7 +107,8 @@ def _installed_rocm_build(facts: Facts, tables: Tables) -> List[Finding]:
             f"torch {facts.torch.version} has no kernels for the AMD GPU's {', '.join(missing)}: "
             '"HIP error: invalid device function"',
             [f"{source}: {' '.join(targets)}", *(f"AMD GPU: {g}" for g in missing)],
-            "Install a ROCm build whose gfx list has this GPU. " + what_fits(facts, tables),
+            "Install a ROCm build whose gfx list has this GPU. "
+            + what_fits(facts, tables, planned),
         )
     ]
 
@@ -129,7 +140,18 @@ def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:
         if any(arch_coverage(tables, arches, cc).level != "none" for arches in lists.values()):
             continue
         last = _last_release_for(tables, cc)
-        where = f"torch {last[0]} ({last[1]})" if last else "no release in the tables"
+        fix = (
+            f"The newest torch with kernels for this GPU is torch {last[0]} ({last[1]}). Pin it "
+            "(and its companions) for this machine, or plan for newer GPUs."
+            if last
+            else "No torch release in the tables has kernels for this GPU: PyTorch's own "
+            "wheels do not run on it. "
+            + (
+                f"On this Jetson, use NVIDIA's torch wheels for its JetPack release ({JETPACK_WHEELS})."
+                if facts.system.jetson
+                else "Use a torch build made for it, or plan for another GPU."
+            )
+        )
         findings.append(
             RULES["ARC003"](
                 f"torch {newest.minor} has no build for {name} ({sm_name(cc)})",
@@ -137,8 +159,7 @@ def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:
                     f"torch {newest.minor} builds: "
                     + "; ".join(f"{v}: {' '.join(a)}" for v, a in lists.items())
                 ],
-                f"The newest torch with kernels for this GPU is {where}. Pin it (and its "
-                "companions) for this machine, or plan for newer GPUs.",
+                fix,
             )
         )
     return findings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from ..compat import (
     DriverVerdict,
@@ -20,10 +20,14 @@ from ..tables import Tables
 from ..tables.model import parse_version
 from ._util import driver_text, has_nvidia_gpu, what_fits
 
+if TYPE_CHECKING:
+    from ._util import Planned
 
-def check(facts: Facts, tables: Tables) -> List[Finding]:
+
+def check(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> List[Finding]:
+    """``planned``: the report's install plan, which DRV001's fix explains (what_fits)."""
     findings = _nvml(facts)
-    findings += _driver_vs_build(facts, tables)
+    findings += _driver_vs_build(facts, tables, planned)
     findings += _dropped_gpus(facts, tables)
     findings += _predates_gpus(facts, tables)
     return findings
@@ -47,7 +51,7 @@ def _predates_gpus(facts: Facts, tables: Tables) -> List[Finding]:
     ]
 
 
-def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
+def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -> List[Finding]:
     cuda = parse_version(facts.torch.cuda) if facts.torch.installed else None
     nv = facts.nvidia
     if cuda is None or not (nv.driver_version or nv.cuda_driver_version):
@@ -71,6 +75,23 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
         )
     if verdict.level == "too_old":
         need = verdict.minimum or verdict.full_from
+        if facts.system.jetson:
+            # A Jetson's driver is part of JetPack (L4T): no desktop driver branch installs
+            # on it, so the way to a newer driver is a newer JetPack.
+            fix = (
+                f"On a Jetson the driver comes with JetPack (L4T): upgrade JetPack to a "
+                f"release whose driver runs CUDA {cuda} ({need} or newer), or install a torch "
+                f"build for the CUDA this JetPack ships"
+                + (f" ({nv.cuda_driver_version} or older)" if nv.cuda_driver_version else "")
+                + "."
+            )
+            return [
+                RULES["DRV001"](
+                    f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",
+                    evidence,
+                    fix + " " + what_fits(facts, tables, planned),
+                )
+            ]
         fix = f"Upgrade the NVIDIA driver to {need} or newer"
         if verdict.full_from and verdict.full_from != need:
             fix += f" ({verdict.full_from} or newer for full CUDA {cuda} support)"
@@ -80,7 +101,7 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
             fix += f" Or keep the driver and {why}."
         else:
             evidence.append(why)
-        fix += " Without a driver upgrade: " + what_fits(facts, tables)
+        fix += " Without a driver upgrade: " + what_fits(facts, tables, planned)
         return [
             RULES["DRV001"](
                 f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",
@@ -101,7 +122,12 @@ def _driver_vs_build(facts: Facts, tables: Tables) -> List[Finding]:
             )
         ]
     if verdict.level == "minor":
-        if verdict.full_from is not None:
+        if facts.system.jetson:
+            upgrade = (
+                "For full support, upgrade JetPack (L4T), which brings the driver, to a release "
+                f"for CUDA {cuda.major}.{cuda.minor} or newer."
+            )
+        elif verdict.full_from is not None:
             upgrade = f"For full support, upgrade the driver to {verdict.full_from} or newer."
         elif verdict.full_branch is not None:
             upgrade = f"For full support, upgrade to an R{verdict.full_branch} driver or newer."

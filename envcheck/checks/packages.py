@@ -10,6 +10,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from .. import builds
+from ..compat import torch_label
 from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
@@ -21,14 +22,14 @@ _CU_SUFFIX = re.compile(r"^(nvidia-.+)-cu(\d+)$")
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
-    findings = _installs(facts)
+    findings = _installs(facts, tables)
     if facts.torch.installed:
         findings += _companions(facts, tables)
         findings += _nvidia_wheels(facts)
     return findings
 
 
-def _installs(facts: Facts) -> List[Finding]:
+def _installs(facts: Facts, tables: Tables) -> List[Finding]:
     t, py = facts.torch, facts.python
     findings = []
     if len(t.installs) > 1:
@@ -44,13 +45,28 @@ def _installs(facts: Facts) -> List[Finding]:
                 "remove user-site copies under ~/.local), then install one.",
             )
         )
-    if t.version and t.dist_version and t.version != t.dist_version:
+    label = torch_label(facts, tables)  # the one decision; the probe's text asks it too
+    evidence = [f"{t.location}/version.py: {t.version}", f"dist-info: {t.dist_version}"]
+    if label is not None and label.agree is False:
         findings.append(
             RULES["INS002"](
                 f"torch's files say {t.version}, its metadata says {t.dist_version}",
-                [f"{t.location}/version.py: {t.version}", f"dist-info: {t.dist_version}"],
+                [*evidence, label.why],
                 "Two installs were written over each other. Reinstall cleanly: "
                 "`pip uninstall -y torch`, then install torch again.",
+            )
+        )
+    elif label is not None and label.agree is None:
+        findings.append(
+            RULES["INS005"](
+                f"Not known whether torch's files ({t.version}) and metadata "
+                f"({t.dist_version}) are one install",
+                [*evidence, label.why],
+                "PyPI's wheels keep the build's label in version.py and the plain version in "
+                "their metadata; the tables do not know which build PyPI serves for this "
+                "release here, so a mixed install is neither found nor ruled out. If torch "
+                "imports and `python -m pip show torch` names one install, it is one; newer "
+                "tables (--tables DIR) can tell.",
             )
         )
     conda_torch = [p for p in t.conda_packages if p.name == "pytorch"]
@@ -122,7 +138,10 @@ def _companions(facts: Facts, tables: Tables) -> List[Finding]:
                 RULES["PKG002"](
                     f"{pkg.name} {pkg.version} is a {comp_variant} build, torch is {variant}",
                     [f"torch {facts.torch.version}", f"{pkg.name} {pkg.version}"],
-                    f"Install {pkg.name} from the same index as torch ({variant}).",
+                    # no variant named: the report's command installs the pair from the index
+                    # of the torch it plans, which need not be the installed one's
+                    f"Install {pkg.name} from the same index as torch: the report's command "
+                    "installs both from one.",
                 )
             )
     findings += _triton(facts, release, variant)
@@ -161,8 +180,10 @@ def _triton(facts: Facts, release, variant) -> List[Finding]:
         RULES["PKG005"](
             f"torch {facts.torch.version} needs {name}{spec}; {have}",
             [where, f"installed {name}: {triton.version if triton else 'none'}"],
-            f"torch.compile on the GPU runs Triton kernels and needs exactly that Triton: install "
-            f"{name}{spec} (the plan below carries it along), and remove any other triton.",
+            # the pin of the torch the report installs (the plan carries it), which need not be
+            # the installed torch's when the plan replaces it
+            "torch.compile on the GPU runs Triton kernels and needs exactly the Triton its torch "
+            "pins: the report's command installs it with torch; remove any other triton.",
         )
     ]
 

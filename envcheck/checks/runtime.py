@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import os
 import re
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
+from ..compat import sm_name, toolkit_misses
 from ..facts import Facts
 from ..findings import Finding
 from ..probes import DEFAULT_TIMEOUT
 from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
-from ._util import gpu_list, has_nvidia_gpu, torch_for_toolkit
+from ..values import Variant
+from ._util import (
+    Planned,
+    gpu_list,
+    has_nvidia_gpu,
+    replaces_torch,
+    report_plan,
+    torch_for_toolkit,
+)
 
 # (pattern in the import error, cause, fix)
 _IMPORT_CAUSES: List[Tuple[re.Pattern, str, str]] = [
@@ -46,9 +55,10 @@ _IMPORT_CAUSES: List[Tuple[re.Pattern, str, str]] = [
 _SHADOWABLE = re.compile(r"/lib(cudnn|nccl|cublas|cublasLt|cudart|nvrtc|nvJitLink)[\w.-]*\.so")
 
 
-def check(facts: Facts, tables: Tables) -> List[Finding]:
+def check(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> List[Finding]:
+    """``planned``: the report's install plan; TK001 judges nvcc against the torch it leaves."""
     findings = _import(facts) + _cuda_unavailable(facts) + _shadowed(facts) + _other_torch(facts)
-    findings += _nvcc(facts, tables)
+    findings += _nvcc(facts, tables, report_plan(facts, tables, planned))
     return findings
 
 
@@ -187,39 +197,74 @@ def _other_torch(facts: Facts) -> List[Finding]:
     ]
 
 
-def _nvcc(facts: Facts, tables: Tables) -> List[Finding]:
+def _nvcc(facts: Facts, tables: Tables, planned: Planned) -> List[Finding]:
+    """TK001: nvcc against the torch this report leaves here. When the report's plan installs
+    another torch (the installed one does not fit), extensions must match that one, so the
+    toolkit advice names its CUDA, never the CUDA of a build the report replaces; a toolkit
+    that cannot compile for a GPU here (12.6 for an sm_120) is never advised."""
     nvcc = parse_version(facts.toolkit.nvcc_version)
-    cuda = parse_version(facts.torch.cuda) if facts.torch.installed else None
-    if nvcc is None or cuda is None:
+    installed = parse_version(facts.torch.cuda) if facts.torch.installed else None
+    if nvcc is None or installed is None:
         return []
+    plan = planned.plan
+    replaced = replaces_torch(facts, planned)
+    if replaced:
+        assert plan.variant is not None
+        cuda = Variant.parse(plan.variant).cuda
+        if cuda is None:  # the plan installs a CPU (or ROCm) build: no CUDA to match
+            return []
+        whose = f"; the torch this report installs ({plan.torch}+{plan.variant}) is built with"
+    else:
+        cuda = installed
+        whose = ", torch was built with"
     if (nvcc.major, nvcc.minor) == (cuda.major, cuda.minor):
         return []
     major = nvcc.major != cuda.major
-    other = torch_for_toolkit(facts, tables, nvcc)
-    instead = (
-        f", or install {other}, which "
-        + ("this machine runs" if facts.source == "probe" else "fits what the report says")
-        + f" (`envcheck install --variant "
-        f"{other.rsplit('+', 1)[1]}`)."
-        if other
-        else f". No torch build for CUDA {nvcc.major}.x is known to run on this machine, so "
-        "the toolkit is the one to change."
-    )
+    evidence = [
+        f"nvcc {nvcc}" + (f" at {facts.toolkit.nvcc_path}" if facts.toolkit.nvcc_path else ""),
+        f"torch {facts.torch.version}",
+    ]
+    if replaced:
+        evidence.append(f"the report's install plan: torch {plan.torch}+{plan.variant}")
+    cannot = toolkit_misses(facts, tables, nvcc)  # the nvcc here itself
+    misses = toolkit_misses(facts, tables, cuda)
+    if misses:
+        gpus = ", ".join(f"{n} ({sm_name(c)}) needs {need}" for n, c, need in misses)
+        toolkit = (
+            f"No CUDA {cuda} toolkit compiles for the GPUs here ({gpus}), so that is not the "
+            "fix: a torch build that runs here comes first"
+            + ("; the report's other findings say what stands in its way." if not plan.ok else ".")
+        )
+    else:
+        toolkit = f"Install the CUDA {cuda} toolkit and point CUDA_HOME at it"
+        # Another build to match this nvcc, only when the report installs none: beside its
+        # command, a second torch to install would be a second plan.
+        other = None if planned.installs else torch_for_toolkit(facts, tables, nvcc, planned)
+        toolkit += (
+            f", or install {other}, which "
+            + ("this machine runs" if facts.source == "probe" else "fits what the report says")
+            + f" (`envcheck install --variant {other.rsplit('+', 1)[1]}`)."
+            if other
+            else "."
+            if planned.installs  # the report installs a torch: the toolkit for it is the fix
+            else f". No torch build for CUDA {nvcc.major}.x is known to run on this machine, so "
+            "the toolkit is the one to change."
+        )
     return [
         RULES["TK001"](
-            f"nvcc is CUDA {nvcc.major}.{nvcc.minor}, torch was built with CUDA {cuda}",
-            [
-                f"nvcc {nvcc}"
-                + (f" at {facts.toolkit.nvcc_path}" if facts.toolkit.nvcc_path else ""),
-                f"torch {facts.torch.version}",
-            ],
+            f"nvcc is CUDA {nvcc.major}.{nvcc.minor}{whose} CUDA {cuda}",
+            evidence,
             (
-                "torch.utils.cpp_extension refuses to build with a different CUDA major "
+                f"nvcc {nvcc} cannot compile for "
+                + ", ".join(f"{n} ({sm_name(c)}), which needs {need}" for n, c, need in cannot)
+                + ". "
+                if cannot
+                else "torch.utils.cpp_extension refuses to build with a different CUDA major "
                 '("The detected CUDA version mismatches the version that was used to compile PyTorch"). '
                 if major
                 else "Building extensions works, with a warning. "
             )
-            + f"Install the CUDA {cuda} toolkit and point CUDA_HOME at it{instead}",
-            severity=None if major else "info",
+            + toolkit,
+            severity=None if major or cannot else "info",
         )
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import List
 
 from ..containers import FIX as CONTAINER_FIX
-from ..containers import gpus_expected
+from ..containers import started_without_gpus
 from ..facts import Facts
 from ..findings import Finding
 from ..report.style import size
@@ -119,9 +119,8 @@ def _container_without_gpus(facts: Facts) -> List[Finding]:
     """SYS006: the container was built or started to have NVIDIA GPUs, but has none: no GPU
     device, and NVML (probed, not simulated) failed."""
     s, nv = facts.system, facts.nvidia
-    why = gpus_expected(facts.environment, s.container)
-    gpu_nodes = [n for n in nv.device_nodes if n.rstrip("0123456789") == "/dev/nvidia" != n]
-    if why is None or nv.gpus or gpu_nodes or nv.nvml.ok or nv.nvml.error is None:
+    why = started_without_gpus(facts)
+    if why is None:
         return []
     return [
         RULES["SYS006"](

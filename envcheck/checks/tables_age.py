@@ -50,7 +50,7 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
         )
     gpus = tables.files["gpu_arches"]
     for gpu in facts.nvidia.gpus:
-        if gpu.compute_capability and tables.family(gpu.compute_capability) is None:
+        if gpu.compute_capability and not tables.knows_capability(gpu.compute_capability):
             findings.append(
                 RULES["TBL001"](
                     f"{gpu.name} (compute capability {gpu.compute_capability}) is newer than the tables "

@@ -155,6 +155,20 @@ class InstallPlan:
     externally_managed: bool = False
 
     @property
+    def installs(self) -> str:
+        """The torch the command installs, as its version names it: ``2.15.0+cu128`` from
+        PyTorch's index (and a pinned local label); the plain version where the default index
+        serves it without one: macOS's one wheel (``2.15.0``), PyPI's default CUDA build up to
+        2.0 (``2.0.1 (cu117 on the default index)``)."""
+        if not self.torch:
+            return ""
+        labelled = any(p.local for p in self.packages if p.name == "torch")
+        if self.default_index and not labelled:
+            macos = self.platform is not None and Platform.parse(self.platform).is_macos
+            return self.torch if macos else f"{self.torch} ({self.variant} on the default index)"
+        return f"{self.torch}+{self.variant}"
+
+    @property
     def index_url(self) -> Optional[str]:
         if self.default_index or not self.variant:
             return None
@@ -293,11 +307,30 @@ def resolve(
         _python_conflict(plan, matching, target, python, wanted, tables, spec)
         plan.blocker = NO_WHEEL
         return plan
+    if _unpublished_variant(plan, tables, usable, target, pyv, wish, wanted):
+        return plan  # asked for a build no matching release has: said before any driver
     near = _parse(wish.near)
     if near is not None:
         usable = _nearest_first(usable, near)
 
     gpu = has_nvidia_gpu(facts) and not target.is_macos
+    hidden = _hidden_gpus(facts, target)
+    if hidden and wish.variant == "auto":
+        # Planned from what is visible, a CUDA image would get the CPU wheel: no plan until
+        # its GPUs are there (SYS006 says how), or the build asked for, marked as unchecked.
+        from ..containers import SHORT_FIX
+
+        plan.conflicts.append(
+            f"this container expects NVIDIA GPUs ({hidden}) but was started without them: "
+            "which build fits depends on its GPUs and driver, which are not visible"
+        )
+        plan.ways_out.append(f"{SHORT_FIX}, then ask again")
+        plan.ways_out.append(
+            "name the CUDA build the image is for (--variant cuXYZ): planned without its GPUs"
+        )
+        plan.ways_out.append("use the CPU build (--variant cpu) if it is meant to run without GPUs")
+        plan.blocker = UNKNOWN
+        return plan
     if facts.system.jetson and (wish.variant == "auto" or Variant.parse(wish.variant).is_cuda):
         # Jetson's iGPU runs JetPack's CUDA; PyTorch's aarch64 wheels are SBSA builds.
         from ..checks.jetson import JETPACK_WHEELS
@@ -375,6 +408,11 @@ def resolve(
         )
         plan.reasons = [w for w in why if not isinstance(w, Unknown)]
         plan.unverified = [str(w) for w in why if isinstance(w, Unknown)]
+        if hidden and variant.is_cuda:
+            plan.unverified.append(
+                f"{variant} against this container's GPUs and driver: it was started without "
+                f"them ({hidden}), so the build is planned as asked, unchecked"
+            )
         for _, other, _, reasons in picks:
             if other != version:
                 unknown = next(str(w) for w in reasons if isinstance(w, Unknown))
@@ -388,7 +426,9 @@ def resolve(
         _changes(plan, facts, tables, release, version, variant)
         if tried:
             which = "nearer" if near is not None else "newer"
-            more = f"; {len(tried) - 1} more {which} release(s) neither" if len(tried) > 1 else ""
+            n = len(tried) - 1
+            verb, noun = ("does", "release") if n == 1 else ("do", "releases")
+            more = f"; neither {verb} {n} more {which} {noun}" if n else ""
             plan.notes.append(
                 f"{which} releases do not fit: torch {tried[0][0]}: {tried[0][1]}{more}"
             )
@@ -449,6 +489,60 @@ def resolve(
     if wish.manager == "conda":
         plan.ways_out.append("install the pip wheels into the conda environment (--manager pip)")
     return plan
+
+
+def _unpublished_variant(
+    plan: InstallPlan,
+    tables: Tables,
+    usable: Sequence[Release],
+    target: Platform,
+    python: Optional[Version],
+    wish: Wish,
+    wanted: str,
+) -> bool:
+    """When the variant asked for (``--variant cu126``) is published for none of the releases
+    that match the wish here, say that first (``torch 2.15 has no cu126 build``): the GPUs
+    and the driver do not matter to a build that does not exist. True when it said so.
+    PyTorch's conda channel has its own variants, judged per release (_pick_variant)."""
+    if wish.variant == "auto" or wish.manager == "conda":
+        return False
+    asked = Variant.parse(wish.variant)
+    if any(asked in variants_of(r, target) for r in usable):
+        return False
+    published = sorted({v for r in usable for v in variants_of(r, target)})
+    plan.conflicts.append(
+        f"{wanted} has no {asked} build for {target} "
+        f"(published: {', '.join(str(v) for v in published)})"
+    )
+    having = [
+        r
+        for r in tables.releases
+        if str(target) in r.platforms
+        and asked in variants_of(r, target)
+        and (python is None or r.supports_python(python, str(target)))
+    ]
+    if having:
+        newest = having[-1]
+        plan.ways_out.append(
+            f"torch {newest.minor} is the newest release with a {asked} build for {target} "
+            f"(--torch {newest.minor})"
+        )
+    plan.ways_out.append("let envcheck choose the variant (--variant auto)")
+    if not asked.is_cpu:
+        plan.ways_out.append("use the CPU build (--variant cpu)")
+    plan.blocker = NO_WHEEL
+    return True
+
+
+def _hidden_gpus(facts: Facts, target: Platform) -> Optional[str]:
+    """Why this machine's NVIDIA GPUs are expected but not visible (a container started
+    without them, containers.started_without_gpus), for a plan for this machine's platform;
+    None when they are visible, not expected, or the plan is for another platform."""
+    from ..containers import started_without_gpus
+
+    if target != platform_of(facts) or has_nvidia_gpu(facts) or has_amd_gpu(facts):
+        return None
+    return started_without_gpus(facts)
 
 
 def _interpreter(
@@ -741,7 +835,7 @@ def _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
     if not gpu and has_amd_gpu(facts):
         return _rocm_variant(facts, release, version, platform)
     if not gpu:
-        return Variant("cpu"), ["no NVIDIA GPU here: the CPU build"]
+        return Variant("cpu"), ["no NVIDIA GPU here, so the CPU build"]
     predates = _driver_predates(facts, tables)
     if predates:
         return None, Why(predates, DRIVER)
@@ -1217,8 +1311,9 @@ def _triton(plan: InstallPlan, facts: Facts, release: Release, variant: Variant)
 def _local_labels(plan: InstallPlan, facts: Facts, platform: Platform) -> None:
     """Pin ``+variant`` on each package whose installed copy is the same version in another
     build: pip and uv count ``torch==2.13.0`` as met by ``2.13.0+cpu`` and change nothing.
-    PyTorch's own index publishes every such build under its label (macOS has one build)."""
-    if platform.is_macos or not plan.variant:
+    PyTorch's own index publishes every such build under its label (macOS has one build).
+    A plan for another Python or platform installs beside no installed copy."""
+    if platform.is_macos or not plan.variant or not _for_installed(plan, facts):
         return
     installed = {p.name: p.version for p in facts.torch.companions}
     if facts.torch.installed and facts.torch.version:
@@ -1250,10 +1345,19 @@ def _ptx_notes(plan, facts, tables, release, variant) -> None:
             plan.notes.append(f"{name} ({sm_name(cc)}) is covered only by PTX: slow first start")
 
 
+def _for_installed(plan: InstallPlan, facts: Facts) -> bool:
+    """Whether the plan is for the interpreter whose torch the facts describe: its Python
+    version and platform. A plan for another (``--platform macos-arm64`` on Linux,
+    ``--python 3.13``) has no installed torch to compare with."""
+    here = ".".join(facts.python.version.split(".")[:2]) if facts.python.version else None
+    target = platform_of(facts)
+    return plan.python == here and target is not None and plan.platform == str(target)
+
+
 def _changes(plan, facts, tables, release, version, variant) -> None:
     """What an upgrade (or downgrade) changes for this machine (read before you upgrade)."""
     current = torch_version(facts)
-    if current is None:
+    if current is None or not _for_installed(plan, facts):
         return
     old_variant = torch_variant(facts)
     if Version(current.base_version) == version and old_variant == variant:
@@ -1261,7 +1365,7 @@ def _changes(plan, facts, tables, release, version, variant) -> None:
             plan.notes.append(f"torch {version} ({variant}) is already installed")
         return
     old = tables.release(current)
-    plan.changes.append(f"torch {current} -> {version}+{variant}")
+    plan.changes.append(f"torch {current} -> {plan.installs}")
     if old is None:
         return
     if release.python_min > old.python_min:

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from .. import builds
+from ..compat import TorchLabel, torch_label
 from ..facts import Facts, GpuFacts, NvidiaFacts, SystemFacts, TorchFacts, TorchRuntimeFacts
 from .style import Style, size
 from .wrap import heading, terminal_width, wrap
 
 if TYPE_CHECKING:
-    from ..tables.model import LinkTable
+    from ..tables.model import LinkTable, Tables
 
 _NVML_ERRORS = {
     "library_not_found": "NVML library not found (libnvidia-ml.so.1): no NVIDIA driver here",
@@ -40,9 +41,12 @@ def render_facts(
     color: bool = False,
     width: Optional[int] = None,
     link_table: Optional[LinkTable] = None,
+    tables: Optional[Tables] = None,
 ) -> str:
     """The probe's facts, every line fitted to ``width`` (default: the terminal's).
-    ``link_table`` names PCIe generations ("Gen4"); without it a link shows its GT/s."""
+    ``link_table`` names PCIe generations ("Gen4"); without it a link shows its GT/s.
+    ``tables``: what torch's labelled files beside its plain metadata mean (compat.torch_label,
+    the decision INS002 makes); without them that is said to be not known."""
     s = Style(color)
     width = terminal_width() if width is None else width
     title = f"envcheck {facts.envcheck_version} probe"
@@ -52,7 +56,8 @@ def render_facts(
     if facts.overrides:
         overridden = "overridden from the environment: " + ", ".join(facts.overrides)
         lines += [s(line, "yellow") for line in wrap(overridden, width, rest="  ")]
-    for section, rows in fact_sections(facts, s, link_table):
+    torch_files = torch_label(facts, tables)
+    for section, rows in fact_sections(facts, s, link_table, torch_files):
         lines.append("")
         lines.append(s(section, "bold"))
         for label, value in rows:
@@ -64,16 +69,19 @@ def render_facts(
 
 
 def fact_sections(
-    facts: Facts, s: Style, link_table: Optional[LinkTable] = None
+    facts: Facts,
+    s: Style,
+    link_table: Optional[LinkTable] = None,
+    label: Optional[TorchLabel] = None,
 ) -> List[Tuple[str, List[Row]]]:
     """The facts as (section, [(label, value)]): the probe's text and the HTML report show
-    the same rows."""
+    the same rows. ``label``: compat.torch_label's answer for these facts (the report's)."""
     sections = [
         ("System", _system(facts.system)),
         ("Python", _python(facts)),
         ("NVIDIA", _nvidia(facts.nvidia, s, link_table)),
         *([("AMD", _amd(facts))] if facts.amd.gpus else []),
-        ("PyTorch", _torch(facts.torch, facts.torch_runtime, s)),
+        ("PyTorch", _torch(facts.torch, facts.torch_runtime, s, label)),
         ("CUDA toolkit", _toolkit(facts)),
         ("Environment", _environment(facts)),
     ]
@@ -285,15 +293,21 @@ def _gpu(gpu: GpuFacts, s: Style, link_table: Optional[LinkTable]) -> str:
     return "\n".join([head, *[s(n, "red") for n in notes]])
 
 
-def _torch(t: TorchFacts, rt: TorchRuntimeFacts, s: Style) -> List[Row]:
+def _torch(
+    t: TorchFacts, rt: TorchRuntimeFacts, s: Style, label: Optional[TorchLabel] = None
+) -> List[Row]:
     if not t.installed:
         rows: List[Row] = [("torch", "not installed")]
     else:
         build = builds.describe(t.version, t.cuda, t.hip, t.xpu)
         installer = f", installed by {t.installer}" if t.installer else ""
         rows = [("torch", f"{t.version} ({build}{installer})\n{s(t.location or '', 'dim')}")]
-        if t.dist_version and t.version and t.dist_version != t.version:
-            rows.append(("", s(f"metadata says {t.dist_version}: mixed files?", "red")))
+        if label is not None:
+            said = f"metadata says {t.dist_version}: " + (
+                "mixed files? " if label.agree is False else ""
+            )
+            colour = {True: "dim", False: "red", None: "yellow"}[label.agree]
+            rows.append(("", s(said + label.why, colour)))
     if len(t.installs) > 1:
         found = "; ".join(f"{d.version} in {d.location}" for d in t.installs)
         rows.append(("Installs", s(f"{len(t.installs)} copies: {found}", "yellow")))

@@ -428,7 +428,9 @@ def _grid(grid: Optional[CompatGrid]) -> str:
 
 def _facts(report: Report) -> str:
     body = []
-    for section, rows in fact_sections(report.facts, Style(False), report.links):
+    for section, rows in fact_sections(
+        report.facts, Style(False), report.links, report.torch_label
+    ):
         cells = "".join(
             f"<tr><td>{_e(label)}</td><td><pre>{_e(value)}</pre></td></tr>"
             if "\n" in value

@@ -551,6 +551,20 @@ class Tables:
             return next((f for f in self.families if f.name == model.family), None)
         return None
 
+    def knows_capability(self, capability: str) -> bool:
+        """Whether the tables know GPUs of this compute capability at all: a family lists it,
+        a GPU model has it, or a rule says which devices its ``sm_XY`` runs on (8.7, Jetson
+        Orin, is in no family's list but is sm_87 and three named boards)."""
+        try:
+            sm = ComputeCapability.parse(capability).sm
+        except ValueError:
+            return False
+        return (
+            self.family(capability) is not None
+            or any(g.capability == capability for g in self.gpus)
+            or sm in self.sass_rules
+        )
+
     def sass_runs_on(self, arch: str, capability: str) -> bool:
         rule = self.sass_rules.get(arch) or sass_fallback_rule(arch)
         return rule is not None and rule.runs_on(capability)
