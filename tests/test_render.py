@@ -144,3 +144,22 @@ def test_hint_when_another_venv_is_active() -> None:
     assert "envcheck probe --python /work/project/.venv/bin/python" in render_facts(facts)
     facts.environment["VIRTUAL_ENV"] = facts.python.prefix
     assert "--python" not in render_facts(facts)
+
+
+def test_a_long_variable_is_cut_in_the_text_and_kept_whole_in_json() -> None:
+    """A CUDA image's NVIDIA_REQUIRE_CUDA (2,165 characters on a real H200 container) filled
+    30 lines of the probe; the text shows its start and its length, the JSON all of it."""
+    import json
+
+    from envcheck.facts import Facts
+
+    env = json.loads((Path(__file__).parent / "data" / "cuda_image_environment.json").read_text())
+    facts = Facts()
+    facts.environment = dict(env)
+    text = render_facts(facts, width=100)
+    block = text[text.rindex("Environment") :]
+    assert "CUDA_VERSION=13.0.2" in block
+    head = env["NVIDIA_REQUIRE_CUDA"][:40]
+    assert head in block and "(2165 characters; --json has all)" in block
+    assert len(block.splitlines()) < 8, block
+    assert Facts.from_json(facts.to_json()).environment == env

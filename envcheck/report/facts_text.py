@@ -420,4 +420,15 @@ def _toolkit(facts: Facts) -> List[Row]:
 def _environment(facts: Facts) -> List[Row]:
     if not facts.environment:
         return [("", "none of the variables that matter is set")]
-    return [("", "\n".join(f"{k}={v}" for k, v in facts.environment.items()))]
+    return [("", "\n".join(f"{k}={_short(v)}" for k, v in facts.environment.items()))]
+
+
+LONG_VALUE = 200  # characters of a variable's value the text shows (JSON keeps it whole)
+
+
+def _short(value: str) -> str:
+    """A value cut to LONG_VALUE characters, saying how long it was: a CUDA image's
+    NVIDIA_REQUIRE_CUDA (every driver branch x every brand) filled 30 lines of the probe."""
+    if len(value) <= LONG_VALUE:
+        return value
+    return f"{value[:LONG_VALUE]}... ({len(value)} characters; --json has all)"
