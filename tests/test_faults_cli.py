@@ -185,3 +185,103 @@ def test_dumb_terminal_gets_no_colour() -> None:
     assert use_color(_Terminal(), {}) is True  # type: ignore[arg-type]
     assert use_color(_Terminal(), {"TERM": "dumb"}) is False  # type: ignore[arg-type]
     assert use_color(_Terminal(), {"TERM": "dumb", "FORCE_COLOR": "1"}) is True  # type: ignore[arg-type]
+
+
+def _one_rank_job() -> dict:
+    """The variables torchrun gives a job of one rank: `smoke --distributed` runs for real."""
+    from envcheck.smoke.runner import free_port
+
+    return {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(free_port())}  # fmt: skip
+
+
+def _plant(kind: str, path: Path) -> str:
+    """A path that is not a regular file: what envcheck must say it is."""
+    if kind == "fifo":
+        os.mkfifo(path)
+        return "is a FIFO"
+    if kind == "symlink":
+        victim = path.parent / "victim.txt"
+        victim.write_text("keep me")
+        path.symlink_to(victim)
+        return "is a symbolic link"
+    path.mkdir()
+    return "is a folder"
+
+
+# Every command with an output file, as a user runs it; smoke --distributed in a real job of
+# one rank (torchrun's variables), so a check made only after the run would show as a run.
+OUTPUT_COMMANDS = {
+    "check --junit": (("check", "--no-deep", "--junit"), {}),
+    "smoke --distributed --html": (("smoke", "--distributed", "--timeout", "60", "--html"), None),
+}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "folder"])
+@pytest.mark.parametrize("command", list(OUTPUT_COMMANDS))
+def test_an_output_target_that_is_not_a_regular_file_is_refused_before_any_work(
+    tmp_path: Path, command: str, kind: str
+) -> None:
+    """A FIFO would block the write forever after the verdict; a link would write elsewhere;
+    a folder cannot be written: each is a usage error (exit 2) before anything runs, worded
+    the same for every command."""
+    args, env = OUTPUT_COMMANDS[command]
+    target = tmp_path / "out"
+    what = _plant(kind, target)
+    out = envcheck(*args, str(target), env=_one_rank_job() if env is None else env, timeout=180)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert what in out.stderr and "envcheck writes only a regular file" in out.stderr
+    assert out.stdout == ""  # refused before the report, not after it
+    assert "Traceback" not in out.stderr
+    if kind == "symlink":
+        assert (tmp_path / "victim.txt").read_text() == "keep me"
+
+
+def test_a_fifo_put_at_the_path_during_the_run_is_not_waited_on(tmp_path: Path) -> None:
+    """The path may change after the check: the write itself refuses a FIFO at once (a real
+    FIFO with no reader, in a real process that would otherwise block)."""
+    fifo = tmp_path / "late.xml"
+    os.mkfifo(fifo)
+    code = (
+        "import sys\nfrom envcheck._outfile import write_text\n"
+        "try:\n    write_text(sys.argv[1], 'x')\n"
+        "except OSError as exc:\n    print(exc.strerror)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60
+    )
+    assert out.stdout.strip() == "is a FIFO (a named pipe): not written", out.stderr
+
+
+def test_a_fifo_as_the_step_summary_is_a_line_not_a_hang(tmp_path: Path) -> None:
+    fifo = tmp_path / "summary.md"
+    os.mkfifo(fifo)
+    out = envcheck(
+        "check",
+        "--no-deep",
+        env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(fifo)},
+        timeout=120,
+    )
+    assert "cannot write GITHUB_STEP_SUMMARY: is a FIFO" in out.stderr
+    assert out.returncode in (0, 1) and "Traceback" not in out.stderr
+
+
+def test_the_help_and_the_readme_give_the_exit_codes_the_output_file_gets(tmp_path: Path) -> None:
+    """`check --help` and the README's table say which code an output file that cannot be
+    written gets; the code is that one, before the run (refused) and after it (failed)."""
+    refused = envcheck("check", "--no-deep", "--junit", str(tmp_path))
+    failed = envcheck("check", "--no-deep", "--junit", "/proc/envcheck-junit.xml")
+    assert (refused.returncode, failed.returncode) == (2, 3), refused.stderr + failed.stderr
+    helptext = " ".join(envcheck("check", "--help").stdout.split())
+    assert "2 usage error (e.g. a --junit FILE that is a folder, a link or a FIFO" in helptext
+    assert "3 envcheck could not run or finish (e.g. unreadable tables, a --junit file whose" in (
+        helptext
+    )
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2]
+        for line in (Path(__file__).parent.parent / "README.md").read_text().splitlines()
+        if line.startswith("| 2 |") or line.startswith("| 3 |")
+    }
+    assert "output file" in rows["2"] and "refused before any work" in rows["2"]
+    assert "output file whose writing failed after the run" in rows["3"]
+

@@ -31,6 +31,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ..exitcodes import INTERNAL, NOT_READY
 from ..probes.system import cpus_affinity
 from ..values import int_ranges
 from .launch import Launch, LaunchError, detect
@@ -58,7 +59,8 @@ def launched(env: Optional[Mapping[str, str]] = None) -> Launch:
 
 def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[str] = None) -> int:
     """Join the job, run the workloads, report; 0 when every rank passed, else 1. ``html``:
-    rank 0 also writes the page of envcheck.report.html.render_ranks_html there."""
+    rank 0 also writes the page of envcheck.report.html.render_ranks_html there (checked
+    before the run by the CLI; 3 when writing it fails)."""
     # torch without NumPy warns so on import, once per rank: noise in the job's log (the
     # smoke needs no NumPy; the single-node suite keeps its workers' stderr to itself)
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
@@ -111,8 +113,7 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
         store.set("envcheck/start", json.dumps({"missing": missing, "shared": shared}))
         if missing or shared:
             print(render_table(joined, launch, missing))
-            _page(html, joined, launch, missing)
-            return 1
+            return NOT_READY if _page(html, joined, launch, missing) else INTERNAL
     else:
         try:
             store.wait(["envcheck/start"], decision)
@@ -150,7 +151,7 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
     records = _collect(store, "record", launch.world_size)
     print(render_table(records, launch, missing))
     if not _page(html, records, launch, missing):
-        return 1
+        return INTERNAL  # the page asked for is missing: as `check --junit` does, exit 3
     return 0 if not missing and all(_passed(r) for r in records) else 1
 
 
