@@ -146,7 +146,9 @@ def _output_option(flag: str, help: str):
 
 def _emit(report, fmt: str, junit: Optional[str]) -> bool:
     """Exactly one format on stdout; the JUnit file, GitHub annotations (stderr) and step
-    summary beside it. A format renders the Report; it decides nothing."""
+    summary beside it. A format renders the Report; it decides nothing. The runner shows
+    stdout and stderr in one log: when stdout already carries the annotations (--format
+    github), they are not repeated on stderr, so each is shown once."""
     from .report import ci
     from .report.formats import render
     from .report.style import use_color
@@ -157,7 +159,8 @@ def _emit(report, fmt: str, junit: Optional[str]) -> bool:
     if junit:
         written = _write(junit, render(report, "junit"), "--junit")
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        click.echo(render(report, "github"), nl=False, err=True)
+        if fmt != "github":
+            click.echo(render(report, "github"), nl=False, err=True)
         try:
             ci.write_step_summary(render(report, "markdown"))
         except OSError as exc:

@@ -285,3 +285,18 @@ def test_the_help_and_the_readme_give_the_exit_codes_the_output_file_gets(tmp_pa
     assert "output file" in rows["2"] and "refused before any work" in rows["2"]
     assert "output file whose writing failed after the run" in rows["3"]
 
+
+def test_github_format_under_actions_prints_each_annotation_once(tmp_path: Path) -> None:
+    """The runner shows stdout and stderr in one log: an annotation on both is shown twice."""
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "ENVCHECK_GPUS": "NVIDIA GeForce RTX 4090:8.9:24GiB",  # a CPU torch: an error finding
+    }
+    github = envcheck("check", "--no-deep", "--format", "github", env=env)
+    annotations = [line for line in github.stdout.splitlines() if line.startswith("::")]
+    assert annotations and github.returncode == 1, github.stdout + github.stderr
+    assert not [line for line in github.stderr.splitlines() if line.startswith("::")]
+    text = envcheck("check", "--no-deep", env=env)  # other formats: on stderr, once
+    assert [line for line in text.stderr.splitlines() if line.startswith("::")] == annotations
+    assert not [line for line in text.stdout.splitlines() if line.startswith("::")]
