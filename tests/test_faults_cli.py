@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Dict, Tuple
 
 import pytest
 
@@ -300,3 +301,78 @@ def test_github_format_under_actions_prints_each_annotation_once(tmp_path: Path)
     text = envcheck("check", "--no-deep", env=env)  # other formats: on stderr, once
     assert [line for line in text.stderr.splitlines() if line.startswith("::")] == annotations
     assert not [line for line in text.stdout.splitlines() if line.startswith("::")]
+
+
+ODD_GPU = "NVIDIA GeForce RTX 4090 \u2014 \u03a9"  # an em dash and a letter ASCII lacks
+ASCII_TERMINALS = {
+    "PYTHONIOENCODING=ascii": {"PYTHONIOENCODING": "ascii"},
+    "LC_ALL=C": {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""},
+}
+
+
+def _ascii_outputs(tmp_path: Path) -> Dict[str, Tuple[str, ...]]:
+    pasted = tmp_path / "pasted.txt"
+    pasted.write_text(f"GPU 0: {ODD_GPU} (UUID: GPU-1234)\n", encoding="utf-8")
+    runs: Dict[str, Tuple[str, ...]] = {
+        f"check {fmt}": ("check", "--no-deep", "--format", fmt)
+        for fmt in ("text", "json", "markdown", "github", "junit", "html")
+    }
+    runs.update(
+        {
+            "probe": ("probe", "--no-deep"),
+            "probe --json": ("probe", "--no-deep", "--json"),
+            "diagnose": ("diagnose", str(pasted)),
+            "diagnose markdown": ("diagnose", str(pasted), "--format", "markdown"),
+            "explain": ("explain", f"CUDA error: no kernel image \u2014 {ODD_GPU}"),
+            "tables": ("tables",),
+        }
+    )
+    return runs
+
+
+@pytest.mark.parametrize("terminal", list(ASCII_TERMINALS))
+def test_an_ascii_terminal_gets_ascii_from_every_command_and_format(
+    tmp_path: Path, terminal: str
+) -> None:
+    """The header's "·", a GPU named with a letter ASCII lacks: on an ASCII stdout and stderr
+    (real child processes) every command prints its output, in ASCII, with its own exit
+    code, never a UnicodeEncodeError."""
+    env = dict(ASCII_TERMINALS[terminal], ENVCHECK_GPUS=f"{ODD_GPU}:8.9:24GiB")
+    for name, args in _ascii_outputs(tmp_path).items():
+        wide = envcheck(*args, env={"ENVCHECK_GPUS": env["ENVCHECK_GPUS"]})
+        narrow = subprocess.run(
+            [sys.executable, "-m", "envcheck", *args],
+            capture_output=True,
+            env={**os.environ, **env},
+            timeout=300,
+        )
+        err = narrow.stderr.decode("utf-8", "replace")
+        assert narrow.returncode == wide.returncode, f"{name}: {narrow.returncode}\n{err}"
+        assert "Traceback" not in err and "UnicodeEncodeError" not in err, name
+        assert narrow.stdout.isascii() and narrow.stderr.isascii(), name
+        assert narrow.stdout.strip(), name
+    header = subprocess.run(
+        [sys.executable, "-m", "envcheck", "check", "--no-deep"],
+        capture_output=True,
+        env={**os.environ, **env},
+        timeout=300,
+    ).stdout.decode("ascii")
+    # Under LC_ALL=C the name itself arrives as undecodable bytes (one "?" each)
+    shown = "-- ?" if terminal == "PYTHONIOENCODING=ascii" else "??? ??"
+    assert " - Python " in header and f"1x NVIDIA GeForce RTX 4090 {shown}" in header, header
+    probe = subprocess.run(
+        [sys.executable, "-m", "envcheck", "probe", "--no-deep"],
+        capture_output=True,
+        env={**os.environ, **env},
+        timeout=300,
+    ).stdout.decode("ascii")
+    assert f"NVIDIA GeForce RTX 4090 {shown}, sm_89" in probe, probe
+
+
+def test_a_utf8_terminal_keeps_every_character() -> None:
+    out = envcheck(
+        "probe",
+        "--no-deep",
+        env={"ENVCHECK_GPUS": f"{ODD_GPU}:8.9:24GiB", "PYTHONIOENCODING": "utf-8"},
+    )
+    assert f"{ODD_GPU}, sm_89" in out.stdout and out.returncode == 0
