@@ -6,6 +6,7 @@
    that is not a regular file or a new path envcheck may write, refused before any work
 3  envcheck itself could not run or finish (an internal error, unreadable tables, an
    output file whose writing failed after the run)
+128 + signum  stopped by SIGINT (130) or SIGTERM (143) (envcheck._entry)
 """
 
 OK = 0
