@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
 import signal
 import subprocess
@@ -521,3 +522,38 @@ def test_ctrl_c_on_a_torchrun_job_ends_every_rank_in_one_line(tmp_path: Path) ->
         said = stdout.read_text() + stderr.read_text()
         assert "Traceback" not in said and "KeyboardInterrupt" not in said, said
         assert said.strip().splitlines()[-1:] == ["envcheck: interrupted"], said
+
+
+@needs_torch
+def test_rank_0_stays_until_the_ranks_that_came_have_read_that_the_job_will_not_start() -> None:
+    """Rank 0 holds the store: leaving right after it says "not starting" (a rank is
+    missing) cut the others off mid-read (a DistNetworkError traceback, exit 3, now and then
+    in test_a_node_that_never_starts_is_named_and_nothing_hangs). The test is rank 1 of a
+    job of three whose rank 2 never comes, and reads the decision only when it chooses."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    env.update(RANK="0", WORLD_SIZE="3", LOCAL_RANK="0", MASTER_ADDR="127.0.0.1",
+               MASTER_PORT=str(port))  # fmt: skip
+    rank0 = subprocess.Popen(
+        [sys.executable, "-m", "envcheck", "smoke", "--distributed", "--timeout", "10"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        store = _store_client(port)
+        store.set("envcheck/joined/1", json.dumps(joined_record(1, "n0", "")))
+        store.wait(["envcheck/start"])  # rank 0 gave up on rank 2 (after its 10 s)
+        with pytest.raises(subprocess.TimeoutExpired):
+            rank0.wait(timeout=5)  # still there: its store holds what rank 1 must read
+        assert json.loads(store.get("envcheck/start"))["missing"] == [2]
+        store.set("envcheck/told/1", "1")
+        out = rank0.communicate(timeout=60)[0]
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(rank0.pid, signal.SIGKILL)
+        rank0.wait()
+    assert rank0.returncode == 1, out
+    assert "ranks 2 never reported" in out.strip().splitlines()[-1], out

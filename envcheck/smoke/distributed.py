@@ -29,7 +29,7 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..exitcodes import INTERNAL, NOT_READY
 from ..probes.system import cpus_affinity
@@ -107,11 +107,15 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
         record.update(threads=torch.get_num_threads(), cpus=cpus_affinity() or os.cpu_count())
     store.set(f"envcheck/joined/{launch.rank}", json.dumps(record))
     if launch.rank == 0:
-        missing = _await(store, "joined", launch.world_size, timeout)
+        missing = _await(store, "joined", range(launch.world_size), timeout)
         joined = _collect(store, "joined", launch.world_size)
         shared = bool(shared_gpus(joined))
         store.set("envcheck/start", json.dumps({"missing": missing, "shared": shared}))
         if missing or shared:
+            # The store lives in this process: stay until the ranks that came have read
+            # the decision (as long as they wait for it), or they lose it mid-read.
+            came = [r["rank"] for r in joined if r["rank"] != 0]
+            _await(store, "told", came, decision.total_seconds())
             print(render_table(joined, launch, missing))
             return NOT_READY if _page(html, joined, launch, missing) else INTERNAL
     else:
@@ -124,8 +128,17 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
                 file=sys.stderr,
             )
             return 1
-        start = json.loads(store.get("envcheck/start"))
+        try:
+            start = json.loads(store.get("envcheck/start"))
+        except RuntimeError as exc:  # DistNetworkError: rank 0, and its store, are gone
+            print(
+                f"envcheck smoke: rank {launch.rank}: rank 0 ended before its start could "
+                f"be read: {str(exc).splitlines()[0][:200]}",
+                file=sys.stderr,
+            )
+            return 1
         if start["missing"] or start["shared"]:
+            store.set(f"envcheck/told/{launch.rank}", "1")  # rank 0 may leave now
             return 1  # rank 0 names the ranks that never came, or that share a GPU
     store.set_timeout(wait)  # from here on, a rank that does not answer fails after `timeout`
     try:  # a rank that dies after joining leaves the others here: they report, not crash
@@ -147,7 +160,7 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
             dist.destroy_process_group()
     if launch.rank != 0:
         return 0 if _passed(record) else 1
-    missing = _await(store, "record", launch.world_size, timeout)
+    missing = _await(store, "record", range(launch.world_size), timeout)
     records = _collect(store, "record", launch.world_size)
     print(render_table(records, launch, missing))
     if not _page(html, records, launch, missing):
@@ -284,11 +297,12 @@ def _passed(r: Dict[str, Any]) -> bool:
     return r.get("matmul") == "passed" and r.get("all_reduce") == "passed" and "link" not in r
 
 
-def _await(store: Any, kind: str, world: int, timeout: float) -> List[int]:
-    """Wait up to ``timeout`` for every rank's key; the ranks still missing then."""
+def _await(store: Any, kind: str, ranks: Iterable[int], timeout: float) -> List[int]:
+    """Wait up to ``timeout`` for each of ``ranks``'s key; the ranks still missing then."""
     deadline = time.monotonic() + timeout
+    ranks = list(ranks)
     while True:
-        missing = [r for r in range(world) if not store.check([f"envcheck/{kind}/{r}"])]
+        missing = [r for r in ranks if not store.check([f"envcheck/{kind}/{r}"])]
         if not missing or time.monotonic() >= deadline:
             return missing
         time.sleep(0.1)
