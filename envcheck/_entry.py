@@ -7,10 +7,13 @@ its cost. So `envcheck healthcheck` runs its click command (defined once, in
 itself is imported: about 20 ms, the price of one definition of the command.
 Everything else goes to the click CLI.
 
-Both paths get the same signal handling: on SIGINT (Ctrl-C) or SIGTERM every
-child process envcheck started is killed with its whole group, and envcheck
-exits 130 or 143 (128 + the signal), not with click's "Aborted!". A SIGKILL of
-envcheck is handled by the children's watchdogs (see ``envcheck._proc``).
+Every way in (both paths, and ``torchrun ... -m envcheck.smoke``, whose ranks are
+started without the console script) runs through :func:`run_entry`, so all get the
+same signal handling: on SIGINT (Ctrl-C) or SIGTERM every child process envcheck
+started is killed with its whole group, and envcheck exits 130 or 143 (128 + the
+signal) after one line, not with click's "Aborted!" or a KeyboardInterrupt traceback
+(once per rank under torchrun). A SIGKILL of envcheck is handled by the children's
+watchdogs (see ``envcheck._proc``). And the same streams (``envcheck._stdout``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import contextlib
 import os
 import signal
 import sys
-from typing import List, Optional
+import threading
+import time
+from typing import Callable, List, Optional
 
 # The exit code once a signal has told envcheck to stop. The SystemExit that _stop
 # raises can be dropped by Python (raised inside a weakref callback or a __del__, it
@@ -28,23 +33,86 @@ from typing import List, Optional
 stop_code: Optional[int] = None
 
 
+# How long the main thread has to act on a signal itself before the watcher ends the
+# process (see _watch): ample for Python code, which runs the handler at once.
+GRACE_S = 3.0
+_HANDLED = (signal.SIGINT, signal.SIGTERM)
+_watching = False
+
+
 def _stop(signum: int, frame: object) -> None:
     """Kill the children, say why on stderr (for Ctrl-C), exit 128 + signum."""
     global stop_code
     code = 128 + signum
     if stop_code is not None:  # a second signal while the first unwinds: go now
-        proc = sys.modules.get(f"{__package__}._proc")
-        if proc is not None:
-            proc.kill_all()
+        _kill_children()
         os._exit(code)
     stop_code = code
+    _kill_children()
+    if signum == signal.SIGINT:
+        _say_interrupted()
+    raise SystemExit(code)
+
+
+def _kill_children() -> None:
     proc = sys.modules.get(f"{__package__}._proc")  # loaded only if a child was ever started
     if proc is not None:
         proc.kill_all()
-    if signum == signal.SIGINT:
-        with contextlib.suppress(OSError):  # no stream buffer: safe at any moment
-            os.write(2, b"envcheck: interrupted\n")
-    raise SystemExit(code)
+
+
+def _say_interrupted() -> None:
+    with contextlib.suppress(OSError):  # no stream buffer: safe at any moment
+        os.write(2, b"envcheck: interrupted\n")
+
+
+def _watch(read_fd: int) -> None:
+    """A daemon thread reading the signal numbers Python's C-level handler writes to the
+    wakeup fd. Python runs :func:`_stop` only once the main thread is back in Python code;
+    a main thread held in C code (a torch.distributed store wait or gloo collective for a
+    rank that has already gone, bounded only by minutes of timeout) never gets there, and
+    torchrun would SIGKILL the rank, silent, 30 s later. After :data:`GRACE_S` the watcher
+    does what _stop would have done, and ends the process with 128 + signum; a main thread
+    that is unwinding from _stop's SystemExit ends first."""
+    while True:
+        try:
+            data = os.read(read_fd, 1)
+        except OSError:
+            return
+        if not data:
+            return
+        if data[0] not in _HANDLED:  # a handler someone else installed: not ours to judge
+            continue
+        time.sleep(GRACE_S)
+        _kill_children()
+        if stop_code is None and data[0] == signal.SIGINT:
+            _say_interrupted()  # _stop never ran: say it here, once
+        os._exit(stop_code if stop_code is not None else 128 + data[0])
+
+
+def _watch_from_a_thread() -> None:
+    """Start :func:`_watch` once per process, from the main thread (set_wakeup_fd needs it).
+    A child forked without exec drops the wakeup fd: its signals are not its parent's."""
+    global _watching
+    if _watching:
+        return
+    read_fd, write_fd = os.pipe()  # not inherited by children (PEP 446)
+    os.set_blocking(write_fd, False)
+    try:
+        signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    except ValueError:  # not the main thread
+        os.close(read_fd)
+        os.close(write_fd)
+        return
+    os.register_at_fork(after_in_child=_forget_wakeup_fd)
+    _watching = True
+    threading.Thread(target=_watch, args=(read_fd,), name="envcheck-signals", daemon=True).start()
+
+
+def _forget_wakeup_fd() -> None:
+    global _watching
+    _watching = False
+    with contextlib.suppress(ValueError):
+        signal.set_wakeup_fd(-1)
 
 
 def _unraisable(info: sys.UnraisableHookArgs) -> None:
@@ -59,17 +127,28 @@ def handle_signals() -> None:
     """Install :func:`_stop` for SIGINT and SIGTERM, unless they are ignored
     (``nohup``, a background job): what was ignored stays ignored."""
     sys.unraisablehook = _unraisable
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    installed = False
+    for signum in _HANDLED:
         try:
             if signal.getsignal(signum) != signal.SIG_IGN:
                 signal.signal(signum, _stop)
+                installed = True
         except ValueError:  # not the main thread (main() called from a thread)
             return
+    if installed:
+        _watch_from_a_thread()
 
 
-def main(argv: Optional[List[str]] = None) -> None:
+def run_entry(body: Callable[[], object]) -> None:
+    """Run a way into envcheck: signals handled (:func:`handle_signals`) and stdout and
+    stderr guarded (``envcheck._stdout``) before ``body`` imports anything heavy, and after
+    a signal the exit code is 128 + signum whatever ``body`` was doing."""
+    handle_signals()
+    from ._stdout import guard_stdout
+
+    guard_stdout()
     try:
-        _main(argv)
+        body()
     except SystemExit as exc:
         if stop_code is not None and exc.code != stop_code:
             raise SystemExit(stop_code) from None
@@ -78,8 +157,11 @@ def main(argv: Optional[List[str]] = None) -> None:
         raise SystemExit(stop_code)
 
 
+def main(argv: Optional[List[str]] = None) -> None:
+    run_entry(lambda: _main(argv))
+
+
 def _main(argv: Optional[List[str]]) -> None:
-    handle_signals()
     from ._cwd import leave_if_deleted
 
     leave_if_deleted()

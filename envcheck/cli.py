@@ -121,21 +121,16 @@ def _format_option(fn):
 
 
 def _output_path(path: Optional[str], what: str) -> Optional[str]:
-    """Check an output file before any work is done, so a typo costs nothing: its folder
-    is made when missing (as pytest does for --junitxml), and it must be writable."""
+    """Check an output file before any work is done (envcheck._outfile.check_target decides),
+    so a typo, a folder, a link or a FIFO costs nothing: a usage error (exit 2)."""
     if not path:
         return path
-    folder = os.path.dirname(os.path.abspath(path)) or "."
+    from ._outfile import OutputPathError, check_target
+
     try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as exc:
-        raise click.BadParameter(
-            f"cannot make the folder {folder}: {exc.strerror or exc}", param_hint=what
-        ) from None
-    if os.path.isdir(path):
-        raise click.BadParameter(f"{path} is a folder", param_hint=what)
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise click.BadParameter(f"{path} is not writable", param_hint=what)
+        check_target(path)
+    except OutputPathError as exc:
+        raise click.BadParameter(str(exc), param_hint=what) from None
     return path
 
 
@@ -152,7 +147,9 @@ def _output_option(flag: str, help: str):
 
 def _emit(report, fmt: str, junit: Optional[str]) -> bool:
     """Exactly one format on stdout; the JUnit file, GitHub annotations (stderr) and step
-    summary beside it. A format renders the Report; it decides nothing."""
+    summary beside it. A format renders the Report; it decides nothing. The runner shows
+    stdout and stderr in one log: when stdout already carries the annotations (--format
+    github), they are not repeated on stderr, so each is shown once."""
     from .report import ci
     from .report.formats import render
     from .report.style import use_color
@@ -163,7 +160,8 @@ def _emit(report, fmt: str, junit: Optional[str]) -> bool:
     if junit:
         written = _write(junit, render(report, "junit"), "--junit")
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        click.echo(render(report, "github"), nl=False, err=True)
+        if fmt != "github":
+            click.echo(render(report, "github"), nl=False, err=True)
         try:
             ci.write_step_summary(render(report, "markdown"))
         except OSError as exc:
@@ -249,8 +247,9 @@ def check(
     """Check this machine against the compatibility tables: what is wrong, why, and the fix.
 
     Exit codes: 0 ready, 1 not ready (an error finding; with --strict, a warning too),
-    2 usage error, 3 envcheck could not run (e.g. unreadable tables, a --junit file it
-    could not write).
+    2 usage error (e.g. a --junit FILE that is a folder, a link or a FIFO: refused before
+    any work), 3 envcheck could not run or finish (e.g. unreadable tables, a --junit file
+    whose writing failed after the run).
     """
     from .report import progress as waits
 

@@ -4,14 +4,16 @@ srun sets them)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Any, Dict, List, Sequence
 
 import psutil
 import pytest
@@ -420,3 +422,164 @@ def _ours(p: psutil.Process, procs: List[subprocess.Popen]) -> bool:
         }
     except psutil.Error:
         return False
+
+
+def _store_client(port: int) -> Any:
+    import datetime
+
+    from torch.distributed import TCPStore
+
+    return TCPStore(
+        "127.0.0.1", port, is_master=False, timeout=datetime.timedelta(seconds=120)
+    )  # fmt: skip
+
+
+def _rank(rank: int, port: int) -> subprocess.Popen:
+    """A rank as torchrun starts it: `python -m envcheck.smoke` with torchrun's variables,
+    of a job of two ranks, in its own process group as in a terminal."""
+    from tests.test_faults_processes import as_in_a_terminal
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    env.update(RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
+               MASTER_PORT=str(port))  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "envcheck.smoke"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=as_in_a_terminal,
+    )
+
+
+@needs_torch
+@pytest.mark.parametrize("waiting_in", ["python", "c"])
+def test_an_interrupted_rank_says_so_in_one_line_and_exits_130(waiting_in: str) -> None:
+    """Ctrl-C (a real SIGINT to the rank's group) ends a rank with one line and 128 + SIGINT,
+    as `envcheck smoke --distributed` does, not a traceback: rank 0 waiting (in Python) for a
+    rank 1 that never joins; rank 1 inside init_process_group's C code, waiting for a rank 0
+    that never comes (Python's handler cannot run there until the 120 s timeout: the
+    signal watcher ends it)."""
+    import datetime
+    import json
+
+    from torch.distributed import TCPStore
+
+    port = free_port()
+    store = None
+    if waiting_in == "c":  # the test is rank 0's store: it says start, never joins the group
+        store = TCPStore("127.0.0.1", port, is_master=True,
+                         timeout=datetime.timedelta(seconds=120))  # fmt: skip
+    proc = _rank(0 if store is None else 1, port)
+    try:
+        if store is None:
+            _store_client(port).wait(["envcheck/joined/0"])
+        else:
+            store.wait(["envcheck/joined/1"])
+            store.set("envcheck/start", json.dumps({"missing": [], "shared": False}))
+            while store.num_keys() <= 2 and proc.poll() is None:  # its first group key
+                time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        # well within the 120 s after which the process group's own timeout would end it
+        out, err = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == 128 + signal.SIGINT, out + err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1:] == ["envcheck: interrupted"], err
+
+
+@needs_torch
+def test_ctrl_c_on_a_torchrun_job_ends_every_rank_in_one_line(tmp_path: Path) -> None:
+    """A real torchrun job of two ranks, and Ctrl-C (SIGINT to the whole process group, as a
+    terminal sends it) while the ranks are in the job: each rank's own output is one
+    "envcheck: interrupted" line, no KeyboardInterrupt traceback, and no rank outlives
+    torchrun. (torchrun itself ends with its own SignalException and exit 1: its code, not
+    envcheck's.) The ranks are held (SIGSTOP) from the moment both have joined until the
+    signal is sent, so it finds them mid-run however busy the machine is."""
+    from tests.test_faults_processes import as_in_a_terminal, wait_gone
+
+    logs = tmp_path / "logs"
+    port = free_port()
+    job = subprocess.Popen(
+        [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", "2",
+         "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}",
+         "--log-dir", str(logs), "--redirects", "3", "-m", "envcheck.smoke"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        preexec_fn=as_in_a_terminal,
+    )  # fmt: skip
+    ranks: List[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(ranks) < 2 and time.monotonic() < deadline and job.poll() is None:
+            ranks = [
+                p
+                for p in psutil.Process(job.pid).children(recursive=True)
+                if "envcheck.smoke" in " ".join(p.cmdline())
+            ]
+            time.sleep(0.05)
+        assert len(ranks) == 2, job.communicate(timeout=60)[0]
+        store = _store_client(int(ranks[0].environ()["MASTER_PORT"]))
+        store.wait(["envcheck/joined/0", "envcheck/joined/1"])
+        for rank in ranks:
+            rank.suspend()
+        os.killpg(job.pid, signal.SIGINT)
+        for rank in ranks:
+            rank.resume()  # with the SIGINT pending
+        out = job.communicate(timeout=120)[0]
+        assert wait_gone(ranks, within=30) == [], "a rank outlived torchrun"
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(job.pid, signal.SIGKILL)
+        job.wait()
+        for rank in ranks:
+            with contextlib.suppress(psutil.Error):
+                rank.kill()
+    assert job.returncode != 0, out  # the job did not pass
+    for number in (0, 1):
+        (stderr,) = logs.glob(f"*/attempt_0/{number}/stderr.log")
+        (stdout,) = logs.glob(f"*/attempt_0/{number}/stdout.log")
+        said = stdout.read_text() + stderr.read_text()
+        assert "Traceback" not in said and "KeyboardInterrupt" not in said, said
+        assert said.strip().splitlines()[-1:] == ["envcheck: interrupted"], said
+
+
+@needs_torch
+def test_rank_0_stays_until_the_ranks_that_came_have_read_that_the_job_will_not_start() -> None:
+    """Rank 0 holds the store: leaving right after it says "not starting" (a rank is
+    missing) cut the others off mid-read (a DistNetworkError traceback, exit 3, now and then
+    in test_a_node_that_never_starts_is_named_and_nothing_hangs). The test is rank 1 of a
+    job of three whose rank 2 never comes, and reads the decision only when it chooses."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    env.update(RANK="0", WORLD_SIZE="3", LOCAL_RANK="0", MASTER_ADDR="127.0.0.1",
+               MASTER_PORT=str(port))  # fmt: skip
+    rank0 = subprocess.Popen(
+        [sys.executable, "-m", "envcheck", "smoke", "--distributed", "--timeout", "10"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        store = _store_client(port)
+        store.set("envcheck/joined/1", json.dumps(joined_record(1, "n0", "")))
+        store.wait(["envcheck/start"])  # rank 0 gave up on rank 2 (after its 10 s)
+        with pytest.raises(subprocess.TimeoutExpired):
+            rank0.wait(timeout=5)  # still there: its store holds what rank 1 must read
+        assert json.loads(store.get("envcheck/start"))["missing"] == [2]
+        store.set("envcheck/told/1", "1")
+        out = rank0.communicate(timeout=60)[0]
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(rank0.pid, signal.SIGKILL)
+        rank0.wait()
+    assert rank0.returncode == 1, out
+    assert "ranks 2 never reported" in out.strip().splitlines()[-1], out

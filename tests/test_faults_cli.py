@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Dict, Tuple
 
 import pytest
 
@@ -185,3 +186,193 @@ def test_dumb_terminal_gets_no_colour() -> None:
     assert use_color(_Terminal(), {}) is True  # type: ignore[arg-type]
     assert use_color(_Terminal(), {"TERM": "dumb"}) is False  # type: ignore[arg-type]
     assert use_color(_Terminal(), {"TERM": "dumb", "FORCE_COLOR": "1"}) is True  # type: ignore[arg-type]
+
+
+def _one_rank_job() -> dict:
+    """The variables torchrun gives a job of one rank: `smoke --distributed` runs for real."""
+    from envcheck.smoke.runner import free_port
+
+    return {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(free_port())}  # fmt: skip
+
+
+def _plant(kind: str, path: Path) -> str:
+    """A path that is not a regular file: what envcheck must say it is."""
+    if kind == "fifo":
+        os.mkfifo(path)
+        return "is a FIFO"
+    if kind == "symlink":
+        victim = path.parent / "victim.txt"
+        victim.write_text("keep me")
+        path.symlink_to(victim)
+        return "is a symbolic link"
+    path.mkdir()
+    return "is a folder"
+
+
+# Every command with an output file, as a user runs it; smoke --distributed in a real job of
+# one rank (torchrun's variables), so a check made only after the run would show as a run.
+OUTPUT_COMMANDS = {
+    "check --junit": (("check", "--no-deep", "--junit"), {}),
+    "smoke --distributed --html": (("smoke", "--distributed", "--timeout", "60", "--html"), None),
+}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "folder"])
+@pytest.mark.parametrize("command", list(OUTPUT_COMMANDS))
+def test_an_output_target_that_is_not_a_regular_file_is_refused_before_any_work(
+    tmp_path: Path, command: str, kind: str
+) -> None:
+    """A FIFO would block the write forever after the verdict; a link would write elsewhere;
+    a folder cannot be written: each is a usage error (exit 2) before anything runs, worded
+    the same for every command."""
+    args, env = OUTPUT_COMMANDS[command]
+    target = tmp_path / "out"
+    what = _plant(kind, target)
+    out = envcheck(*args, str(target), env=_one_rank_job() if env is None else env, timeout=180)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert what in out.stderr and "envcheck writes only a regular file" in out.stderr
+    assert out.stdout == ""  # refused before the report, not after it
+    assert "Traceback" not in out.stderr
+    if kind == "symlink":
+        assert (tmp_path / "victim.txt").read_text() == "keep me"
+
+
+def test_a_fifo_put_at_the_path_during_the_run_is_not_waited_on(tmp_path: Path) -> None:
+    """The path may change after the check: the write itself refuses a FIFO at once (a real
+    FIFO with no reader, in a real process that would otherwise block)."""
+    fifo = tmp_path / "late.xml"
+    os.mkfifo(fifo)
+    code = (
+        "import sys\nfrom envcheck._outfile import write_text\n"
+        "try:\n    write_text(sys.argv[1], 'x')\n"
+        "except OSError as exc:\n    print(exc.strerror)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60
+    )
+    assert out.stdout.strip() == "is a FIFO (a named pipe): not written", out.stderr
+
+
+def test_a_fifo_as_the_step_summary_is_a_line_not_a_hang(tmp_path: Path) -> None:
+    fifo = tmp_path / "summary.md"
+    os.mkfifo(fifo)
+    out = envcheck(
+        "check",
+        "--no-deep",
+        env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(fifo)},
+        timeout=120,
+    )
+    assert "cannot write GITHUB_STEP_SUMMARY: is a FIFO" in out.stderr
+    assert out.returncode in (0, 1) and "Traceback" not in out.stderr
+
+
+def test_the_help_and_the_readme_give_the_exit_codes_the_output_file_gets(tmp_path: Path) -> None:
+    """`check --help` and the README's table say which code an output file that cannot be
+    written gets; the code is that one, before the run (refused) and after it (failed)."""
+    refused = envcheck("check", "--no-deep", "--junit", str(tmp_path))
+    failed = envcheck("check", "--no-deep", "--junit", "/proc/envcheck-junit.xml")
+    assert (refused.returncode, failed.returncode) == (2, 3), refused.stderr + failed.stderr
+    helptext = " ".join(envcheck("check", "--help").stdout.split())
+    assert "2 usage error (e.g. a --junit FILE that is a folder, a link or a FIFO" in helptext
+    assert "3 envcheck could not run or finish (e.g. unreadable tables, a --junit file whose" in (
+        helptext
+    )
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2]
+        for line in (Path(__file__).parent.parent / "README.md").read_text().splitlines()
+        if line.startswith("| 2 |") or line.startswith("| 3 |")
+    }
+    assert "output file" in rows["2"] and "refused before any work" in rows["2"]
+    assert "output file whose writing failed after the run" in rows["3"]
+
+
+def test_github_format_under_actions_prints_each_annotation_once(tmp_path: Path) -> None:
+    """The runner shows stdout and stderr in one log: an annotation on both is shown twice."""
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "ENVCHECK_GPUS": "NVIDIA GeForce RTX 4090:8.9:24GiB",  # a CPU torch: an error finding
+    }
+    github = envcheck("check", "--no-deep", "--format", "github", env=env)
+    annotations = [line for line in github.stdout.splitlines() if line.startswith("::")]
+    assert annotations and github.returncode == 1, github.stdout + github.stderr
+    assert not [line for line in github.stderr.splitlines() if line.startswith("::")]
+    text = envcheck("check", "--no-deep", env=env)  # other formats: on stderr, once
+    assert [line for line in text.stderr.splitlines() if line.startswith("::")] == annotations
+    assert not [line for line in text.stdout.splitlines() if line.startswith("::")]
+
+
+ODD_GPU = "NVIDIA GeForce RTX 4090 \u2014 \u03a9"  # an em dash and a letter ASCII lacks
+ASCII_TERMINALS = {
+    "PYTHONIOENCODING=ascii": {"PYTHONIOENCODING": "ascii"},
+    "LC_ALL=C": {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""},
+}
+
+
+def _ascii_outputs(tmp_path: Path) -> Dict[str, Tuple[str, ...]]:
+    pasted = tmp_path / "pasted.txt"
+    pasted.write_text(f"GPU 0: {ODD_GPU} (UUID: GPU-1234)\n", encoding="utf-8")
+    runs: Dict[str, Tuple[str, ...]] = {
+        f"check {fmt}": ("check", "--no-deep", "--format", fmt)
+        for fmt in ("text", "json", "markdown", "github", "junit", "html")
+    }
+    runs.update(
+        {
+            "probe": ("probe", "--no-deep"),
+            "probe --json": ("probe", "--no-deep", "--json"),
+            "diagnose": ("diagnose", str(pasted)),
+            "diagnose markdown": ("diagnose", str(pasted), "--format", "markdown"),
+            "explain": ("explain", f"CUDA error: no kernel image \u2014 {ODD_GPU}"),
+            "tables": ("tables",),
+        }
+    )
+    return runs
+
+
+@pytest.mark.parametrize("terminal", list(ASCII_TERMINALS))
+def test_an_ascii_terminal_gets_ascii_from_every_command_and_format(
+    tmp_path: Path, terminal: str
+) -> None:
+    """The header's "·", a GPU named with a letter ASCII lacks: on an ASCII stdout and stderr
+    (real child processes) every command prints its output, in ASCII, with its own exit
+    code, never a UnicodeEncodeError."""
+    env = dict(ASCII_TERMINALS[terminal], ENVCHECK_GPUS=f"{ODD_GPU}:8.9:24GiB")
+    for name, args in _ascii_outputs(tmp_path).items():
+        wide = envcheck(*args, env={"ENVCHECK_GPUS": env["ENVCHECK_GPUS"]})
+        narrow = subprocess.run(
+            [sys.executable, "-m", "envcheck", *args],
+            capture_output=True,
+            env={**os.environ, **env},
+            timeout=300,
+        )
+        err = narrow.stderr.decode("utf-8", "replace")
+        assert narrow.returncode == wide.returncode, f"{name}: {narrow.returncode}\n{err}"
+        assert "Traceback" not in err and "UnicodeEncodeError" not in err, name
+        assert narrow.stdout.isascii() and narrow.stderr.isascii(), name
+        assert narrow.stdout.strip(), name
+    header = subprocess.run(
+        [sys.executable, "-m", "envcheck", "check", "--no-deep"],
+        capture_output=True,
+        env={**os.environ, **env},
+        timeout=300,
+    ).stdout.decode("ascii")
+    # Under LC_ALL=C the name itself arrives as undecodable bytes (one "?" each)
+    shown = "-- ?" if terminal == "PYTHONIOENCODING=ascii" else "??? ??"
+    assert " - Python " in header and f"1x NVIDIA GeForce RTX 4090 {shown}" in header, header
+    probe = subprocess.run(
+        [sys.executable, "-m", "envcheck", "probe", "--no-deep"],
+        capture_output=True,
+        env={**os.environ, **env},
+        timeout=300,
+    ).stdout.decode("ascii")
+    assert f"NVIDIA GeForce RTX 4090 {shown}, sm_89" in probe, probe
+
+
+def test_a_utf8_terminal_keeps_every_character() -> None:
+    out = envcheck(
+        "probe",
+        "--no-deep",
+        env={"ENVCHECK_GPUS": f"{ODD_GPU}:8.9:24GiB", "PYTHONIOENCODING": "utf-8"},
+    )
+    assert f"{ODD_GPU}, sm_89" in out.stdout and out.returncode == 0

@@ -398,13 +398,14 @@ def test_chromium_renders_a_ready_cpu_machine(tmp_path: Path) -> None:
 
 
 def test_an_output_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
-    """--junit (and smoke --html) write through envcheck._outfile: a symbolic link planted at
-    the path is refused, and the file it points to is left as it was."""
+    """--junit (and smoke --html) are checked by envcheck._outfile: a symbolic link planted at
+    the path is refused before the run (a usage error), and the file it points to is left
+    as it was."""
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     (tmp_path / "out.xml").symlink_to(victim)
     run = envcheck(tmp_path, "check", "--no-deep", "--junit", "out.xml")
-    assert run.returncode == 3, run.stderr
+    assert run.returncode == 2, run.stderr
     assert "symbolic link" in run.stderr and "Traceback" not in run.stderr
     assert victim.read_text() == "keep me"
     (tmp_path / "plain.xml").write_text("old")

@@ -173,13 +173,16 @@ def github_annotations(report: Report) -> str:
 
 
 def write_step_summary(markdown: str, environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
-    """Append to $GITHUB_STEP_SUMMARY when GitHub Actions provides one; returns the path."""
+    """Append to $GITHUB_STEP_SUMMARY when GitHub Actions provides one; returns the path.
+    Through envcheck._outfile like every file envcheck writes: a FIFO or a link there is an
+    OSError, never a wait."""
+    from .._outfile import write_text
+
     env = os.environ if environ is None else environ
     path = env.get("GITHUB_STEP_SUMMARY")
     if not path:
         return None
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(markdown)
+    write_text(path, markdown, append=True)
     return path
 
 

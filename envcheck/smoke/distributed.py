@@ -29,8 +29,9 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
+from ..exitcodes import INTERNAL, NOT_READY
 from ..probes.system import cpus_affinity
 from ..values import int_ranges
 from .launch import Launch, LaunchError, detect
@@ -58,7 +59,8 @@ def launched(env: Optional[Mapping[str, str]] = None) -> Launch:
 
 def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[str] = None) -> int:
     """Join the job, run the workloads, report; 0 when every rank passed, else 1. ``html``:
-    rank 0 also writes the page of envcheck.report.html.render_ranks_html there."""
+    rank 0 also writes the page of envcheck.report.html.render_ranks_html there (checked
+    before the run by the CLI; 3 when writing it fails)."""
     # torch without NumPy warns so on import, once per rank: noise in the job's log (the
     # smoke needs no NumPy; the single-node suite keeps its workers' stderr to itself)
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
@@ -105,34 +107,38 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
         record.update(threads=torch.get_num_threads(), cpus=cpus_affinity() or os.cpu_count())
     store.set(f"envcheck/joined/{launch.rank}", json.dumps(record))
     if launch.rank == 0:
-        missing = _await(store, "joined", launch.world_size, timeout)
+        missing = _await(store, "joined", range(launch.world_size), timeout)
         joined = _collect(store, "joined", launch.world_size)
         shared = bool(shared_gpus(joined))
         store.set("envcheck/start", json.dumps({"missing": missing, "shared": shared}))
         if missing or shared:
-            # rank 0 hosts the store: leaving at once closed it under ranks that had yet to
-            # read this decision (they crashed with "Failed to recv"); wait for them to read it
-            _await_count(store, "envcheck/read_start", len(joined) - 1, timeout)
+            # The store lives in this process: stay until the ranks that came have read
+            # the decision (as long as they wait for it), or they lose it mid-read.
+            came = [r["rank"] for r in joined if r["rank"] != 0]
+            _await(store, "told", came, decision.total_seconds())
             print(render_table(joined, launch, missing))
-            _page(html, joined, launch, missing)
-            return 1
+            return NOT_READY if _page(html, joined, launch, missing) else INTERNAL
     else:
         try:
             store.wait(["envcheck/start"], decision)
-            start = json.loads(store.get("envcheck/start"))
-            store.add("envcheck/read_start", 1)
-        except RuntimeError as exc:  # DistStoreError: timed out; DistNetworkError: store gone
-            why = (
-                "closed its store before this rank read its decision"
-                if type(exc).__name__ == "DistNetworkError"
-                else f"gave no start within {decision.total_seconds():g} s"
-            )
+        except RuntimeError:  # DistStoreError: the wait timed out
             print(
-                f"envcheck smoke: rank {launch.rank}: rank 0 {why} (it names the missing ranks)",
+                f"envcheck smoke: rank {launch.rank}: rank 0 gave no start within "
+                f"{decision.total_seconds():g} s (it names the missing ranks)",
+                file=sys.stderr,
+            )
+            return 1
+        try:
+            start = json.loads(store.get("envcheck/start"))
+        except RuntimeError as exc:  # DistNetworkError: rank 0, and its store, are gone
+            print(
+                f"envcheck smoke: rank {launch.rank}: rank 0 ended before its start could "
+                f"be read: {str(exc).splitlines()[0][:200]}",
                 file=sys.stderr,
             )
             return 1
         if start["missing"] or start["shared"]:
+            store.set(f"envcheck/told/{launch.rank}", "1")  # rank 0 may leave now
             return 1  # rank 0 names the ranks that never came, or that share a GPU
     store.set_timeout(wait)  # from here on, a rank that does not answer fails after `timeout`
     try:  # a rank that dies after joining leaves the others here: they report, not crash
@@ -154,11 +160,11 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
             dist.destroy_process_group()
     if launch.rank != 0:
         return 0 if _passed(record) else 1
-    missing = _await(store, "record", launch.world_size, timeout)
+    missing = _await(store, "record", range(launch.world_size), timeout)
     records = _collect(store, "record", launch.world_size)
     print(render_table(records, launch, missing))
     if not _page(html, records, launch, missing):
-        return 1
+        return INTERNAL  # the page asked for is missing: as `check --junit` does, exit 3
     return 0 if not missing and all(_passed(r) for r in records) else 1
 
 
@@ -291,24 +297,15 @@ def _passed(r: Dict[str, Any]) -> bool:
     return r.get("matmul") == "passed" and r.get("all_reduce") == "passed" and "link" not in r
 
 
-def _await(store: Any, kind: str, world: int, timeout: float) -> List[int]:
-    """Wait up to ``timeout`` for every rank's key; the ranks still missing then."""
+def _await(store: Any, kind: str, ranks: Iterable[int], timeout: float) -> List[int]:
+    """Wait up to ``timeout`` for each of ``ranks``'s key; the ranks still missing then."""
     deadline = time.monotonic() + timeout
+    ranks = list(ranks)
     while True:
-        missing = [r for r in range(world) if not store.check([f"envcheck/{kind}/{r}"])]
+        missing = [r for r in ranks if not store.check([f"envcheck/{kind}/{r}"])]
         if not missing or time.monotonic() >= deadline:
             return missing
         time.sleep(0.1)
-
-
-def _await_count(store: Any, key: str, count: int, timeout: float) -> bool:
-    """Wait up to ``timeout`` until the counter ``key`` reaches ``count``."""
-    deadline = time.monotonic() + timeout
-    while store.add(key, 0) < count:
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def _collect(store: Any, kind: str, world: int) -> List[Dict[str, Any]]:
