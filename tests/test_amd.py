@@ -136,6 +136,16 @@ def test_installed_rocm_build_of_unknown_list_is_arc004() -> None:
     assert "the tables do not list the gfx targets of 2.6 rocm6.2.4" in arc.evidence
 
 
+def test_an_amd_gpu_whose_gfx_was_not_read_is_arc004_not_fine() -> None:
+    """A known gfx list but a GPU whose target the probe could not read: unknown, said as
+    ARC004, never read as "no GPU is missing"."""
+    facts = rocm_torch(amd_box(), "2.5.1+rocm6.2")  # a build whose gfx list the tables hold
+    facts.amd.gpus[0].gfx = None
+    (arc,) = [f for f in report_of(facts).findings if f.code.startswith("ARC")]
+    assert arc.code == "ARC004"
+    assert list(arc.evidence) == ["the AMD GPUs' gfx targets were not read"]
+
+
 def test_deep_probe_gfx_list_wins_over_the_tables() -> None:
     facts = rocm_torch(amd_box(), "2.6.0+rocm6.2.4")  # not in the tables
     facts.torch_runtime.status = "ok"

@@ -226,6 +226,48 @@ def test_junit_skips_what_did_not_run_and_reports_a_crashed_check(monkeypatch) -
     assert int(root.find("testsuite").get("skipped")) >= 6  # RUN*, MAC001, SMK*
 
 
+def test_junit_counts_failures_and_lists_only_the_checks_of_this_run() -> None:
+    """An error is counted in the suite's failures; a failed smoke test is a failure of the
+    smoke suite; REQ rules are cases only with project requirements, MSG rules only when
+    diagnosing a pasted report."""
+    from envcheck.smoke.runner import SmokeResult
+    from tests.fixtures import report_of
+
+    failed = SmokeResult("matmul", "cpu", "failed", 1.0, error="boom\nmore")
+    report = report_of(profile("gtx1080-cu128"), smoke=[failed])  # ARC001 error
+    root = ET.fromstring(render_junit(report))
+    checks, smoke = root.findall("testsuite")
+    names = [c.get("name") for c in checks.iter("testcase")]
+    failed_cases = [c.get("name") for c in checks.iter("testcase") if c.find("failure") is not None]
+    assert failed_cases == ["ARC001 no-kernels-for-gpu", "SMK001 smoke-failed"]
+    assert checks.get("failures") == "2"
+    assert not [n for n in names if n.startswith(("REQ", "MSG"))], names
+    assert smoke.get("failures") == "1"
+    assert smoke.find("testcase/failure").get("message") == "failed: boom"
+    req = parse_requirements({"gpus": 1}, "pyproject.toml")
+    names = [
+        c.get("name")
+        for c in ET.fromstring(
+            render_junit(report_of(profile("gtx1080-cu128"), requirements=req))
+        ).iter("testcase")
+    ]
+    assert "REQ004 gpu-count" in names and not [n for n in names if n.startswith("MSG")]
+
+
+def test_markdown_shows_the_command_and_github_says_info_as_a_notice() -> None:
+    from tests.fixtures import report_of
+
+    report = report_of(profile("intel-mac"))  # PY002 warning, TRC003 info with the command
+    (trc,) = [f for f in report.findings if f.code == "TRC003"]
+    assert trc.command and trc.severity.value == "info"
+    from envcheck.report.ci import render_markdown
+
+    (row,) = [line for line in render_markdown(report).splitlines() if "| TRC003 |" in line]
+    assert f"`{trc.command}`" in row
+    levels = [line.split(" ", 1)[0] for line in github_annotations(report).splitlines()]
+    assert levels == ["::warning", "::notice"]
+
+
 def test_github_annotation_escaping() -> None:
     from envcheck.core import Report, Verdict
     from envcheck.facts import Facts

@@ -15,7 +15,7 @@ import pytest
 
 import envcheck
 from envcheck.facts import Facts, GpuFacts, PackageFacts, TorchFacts, TorchRuntimeFacts
-from envcheck.install import installed_wish, render, resolve
+from envcheck.install import Wish, installed_wish, render, resolve
 from envcheck.values import Severity
 from tests.fixtures import TABLES, finding, profile, profile_names, report_of
 from tests.runner import envcheck as run_envcheck
@@ -68,16 +68,19 @@ def test_a_cpu_build_is_replaced_by_the_cuda_build_of_the_same_version() -> None
 def test_every_command_in_a_report_is_the_resolvers() -> None:
     """Observation 2: one builder. For every profile, each command shown is exactly what the
     resolver and renderer give for the report's wish (what `envcheck install --keep` asks)."""
+    compared = 0
     for name in profile_names():
         facts = profile(name)
         report = report_of(facts)
         commands = [f.command for f in report.findings if f.command]
         assert len(commands) <= 1, name  # one plan, shown once
         if commands:
+            compared += 1
             plan = resolve(facts, TABLES, installed_wish(facts))
             assert commands == [render(plan, "pip", TABLES.uv_torch_backends)], name
             if facts.torch.installed:
                 assert report.install.plan.wish.cli_args[-1:] == ["--keep"]
+    assert compared >= 3  # profiles without a command would compare nothing
 
 
 @pytest.mark.parametrize(
@@ -128,6 +131,53 @@ def test_selection_by_code_or_name_for_every_family() -> None:
     assert set(report.ignored) == {"REQ004", "SMK001"}
 
 
+def test_selection_takes_commas_the_project_file_and_ignoring_sel001() -> None:
+    """--ignore "a,b" is two codes; the project file's ignore list is applied like --ignore;
+    and ignoring SEL001 silences the warning about a code that names nothing."""
+    from envcheck.requirements import parse_requirements
+
+    facts = profile("docker-small-shm")  # SYS001, INS004, SYS002, SYS003
+    report = report_of(facts, ignore=["sys002,no-virtual-environment"])
+    assert [f.code for f in report.findings] == ["SYS001", "SYS003"]
+    req = parse_requirements({"ignore": ["SYS003", "BOGUS"]}, "pyproject.toml")
+    report = report_of(facts, requirements=req, ignore=["SYS002"])
+    assert set(report.ignored) == {"SYS002", "SYS003"}
+    assert [f.code for f in report.findings] == ["SYS001", "SEL001", "INS004"]
+    assert "pyproject.toml: BOGUS" in finding(report, "SEL001").evidence
+    report = report_of(facts, requirements=req, ignore=["SYS002", "SEL001"])
+    assert [f.code for f in report.findings] == ["SYS001", "INS004"]
+
+
+def test_the_advice_keeps_the_installed_build_where_it_fits() -> None:
+    """torch 2.13.0+cu126 on a driver that also runs cu130: the advice keeps cu126 (--keep),
+    while a fresh install takes the newest CUDA the driver runs."""
+    facts = profile("h100-server")
+    facts.torch.version = facts.torch.dist_version = "2.13.0+cu126"
+    facts.torch.cuda = "12.6"
+    facts.torch.companions = []
+    facts.nvidia.driver_version = "580.95.05"
+    facts.torch_runtime = TorchRuntimeFacts(status="skipped")
+    kept = resolve(facts, TABLES, installed_wish(facts), "linux-x86_64")
+    assert (kept.ok, kept.torch, str(kept.variant)) == (True, "2.13.0", "cu126")
+    assert "(the installed build)" in kept.reasons[0]
+    fresh = resolve(facts, TABLES, Wish(), "linux-x86_64")
+    assert str(fresh.variant) != "cu126"
+
+
+def test_a_plan_on_an_unknown_driver_says_so() -> None:
+    """Neither the driver version nor the CUDA it runs is known: the plan picks a build but
+    lists the driver as unverified, never as a pass."""
+    facts = profile("h100-server")
+    facts.nvidia.driver_version = None
+    facts.nvidia.cuda_driver_version = None
+    plan = resolve(facts, TABLES, installed_wish(facts), "linux-x86_64")
+    assert plan.ok
+    assert any(
+        str(u).startswith("whether the driver runs CUDA") and "no driver version known" in str(u)
+        for u in plan.unverified
+    ), plan.unverified
+
+
 def test_one_root_cause_gives_one_error() -> None:
     """Observation 7: no torch and a required smoke test: one error, the failure under it."""
     from envcheck.requirements import parse_requirements
@@ -146,7 +196,7 @@ def test_one_root_cause_gives_one_error() -> None:
     assert report.counts()["error"] == 1 and not report.ready
 
 
-def test_python_api_is_the_cli(tmp_path) -> None:
+def test_python_api_is_the_cli() -> None:
     report = envcheck.check(deep=False, requirements=False)
     out = run_envcheck("check", "--no-deep", "--json")
     data = json.loads(out.stdout)

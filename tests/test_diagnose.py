@@ -192,7 +192,7 @@ def test_facts_carried_by_messages() -> None:
     assert explain("everything is fine", TABLES) is None
 
 
-def test_an_envcheck_json_report_round_trips(tmp_path: Path) -> None:
+def test_an_envcheck_json_report_round_trips() -> None:
     facts_json = envcheck("probe", "--no-deep", "--json").stdout
     diagnosis = diagnose_text(f"```json\n{facts_json}\n```", TABLES)
     assert diagnosis.diagnosis["read"] == ["envcheck JSON"]

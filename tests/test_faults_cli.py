@@ -78,7 +78,7 @@ def test_junit_folder_is_made_when_missing(tmp_path: Path) -> None:
     assert target.read_text().startswith("<?xml")
 
 
-def test_junit_that_cannot_be_written_fails_the_run(tmp_path: Path) -> None:
+def test_junit_that_cannot_be_written_fails_the_run() -> None:
     """A folder that accepts no new file (/proc): the report is printed, the JUnit file
     is missing, so the run must not pass in CI."""
     out = envcheck("check", "--no-deep", "--junit", "/proc/envcheck-junit.xml")

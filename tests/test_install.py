@@ -70,6 +70,13 @@ OFFICIAL = [
         "pip",
         "pip install torch==2.2.0 torchvision==0.17.0 torchaudio==2.2.0 --index-url https://download.pytorch.org/whl/rocm5.6",
     ),
+    (  # the first release whose default Linux CUDA build the page installs from its index
+        "2.1.0",
+        "cu121",
+        "linux-x86_64",
+        "pip",
+        "pip install torch==2.1.0 torchvision==0.16.0 torchaudio==2.1.0 --index-url https://download.pytorch.org/whl/cu121",
+    ),
     (
         "2.1.0",
         "cu118",

@@ -58,10 +58,11 @@ def test_intel_macos_ended_with_2_2() -> None:
 
 
 def test_torchaudio_has_no_release_past_2_11() -> None:
-    for release in TABLES.releases:
-        if Version(release.minor) > Version("2.11") and release.minor != "2.15":
-            assert not any(release.torchaudio.values())
-            assert str(release.compatible["torchaudio"]) == "<2.12,>=2.11"
+    later = [r for r in TABLES.releases if Version(r.minor) > Version("2.11") and r.minor != "2.15"]
+    assert later  # a loop over no release would assert nothing
+    for release in later:
+        assert not any(release.torchaudio.values())
+        assert str(release.compatible["torchaudio"]) == "<2.12,>=2.11"
 
 
 def test_companion_pairs() -> None:
@@ -84,6 +85,9 @@ def test_companion_pairs() -> None:
         ("12.8", "572.83", "Windows", "full"),
         ("12.8", "566.36", "Windows", "minor"),
         ("10.2", "418.39", "Linux", "too_old"),  # no minor-version compatibility before 11
+        ("12.8", "525.60.13", "Linux", "minor"),  # exactly the CUDA 12.x floor
+        ("12.8", "525.60.11", "Linux", "too_old"),  # just below it
+        ("99.0", "535.104.05", "Linux", "unknown"),  # a CUDA the tables do not hold
     ],
 )
 def test_driver_verdicts(cuda, driver, os_name, level) -> None:
@@ -92,7 +96,13 @@ def test_driver_verdicts(cuda, driver, os_name, level) -> None:
 
 @pytest.mark.parametrize(
     ("cuda", "supported", "level"),
-    [("12.4", "12.4", "full"), ("12.8", "12.2", "minor"), ("13.0", "12.9", "too_old")],
+    [
+        ("12.4", "12.4", "full"),
+        ("12.8", "12.2", "minor"),
+        ("13.0", "12.9", "too_old"),
+        ("10.2", "10.1", "too_old"),  # no minor-version compatibility before CUDA 11
+        ("12.4", None, "unknown"),  # neither the driver nor its CUDA: unknown, never full
+    ],
 )
 def test_driver_verdict_from_nvml_cuda_version_alone(cuda, supported, level) -> None:
     assert driver_verdict(TABLES, Version(cuda), None, "Linux", supported).level == level
@@ -105,6 +115,7 @@ def test_driver_verdict_from_nvml_cuda_version_alone(cuda, supported, level) -> 
         (["sm_80", "sm_86", "sm_90"], "8.7", "none"),  # but Orin (8.7) does not
         (["sm_90"], "12.0", "none"),  # Blackwell needs its own kernels
         (["sm_90", "compute_90"], "12.0", "ptx"),
+        (["sm_90", "compute_120"], "12.0", "ptx"),  # PTX of the GPU's own capability
         (["sm_60", "sm_70"], "6.1", "native"),
         (["sm_70", "sm_75"], "6.1", "none"),
         (["sm_100"], "10.3", "native"),
