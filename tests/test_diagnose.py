@@ -288,3 +288,24 @@ def test_cli_explain() -> None:
     out = envcheck("explain", "RuntimeError: operator torchvision::nms does not exist")
     assert out.returncode == 0 and "torchvision does not match torch" in out.stdout
     assert envcheck("explain", "all good").returncode == 1
+
+
+def test_a_pasted_message_follows_the_finding_that_explains_it(tmp_path: Path) -> None:
+    """The message catalogue's `follows`: "no kernel image" in a pasted traceback is the
+    symptom of ARC001 read from the same paste, and is shown under it (no test noticed when
+    the grouping of pasted messages was dropped)."""
+    text = (
+        "PyTorch version: 2.5.1+cu124\n"
+        "CUDA used to build PyTorch: 12.4\n"
+        "OS: Ubuntu 22.04.4 LTS (x86_64)\n"
+        "Python version: 3.11.9 (main) [GCC 11.4.0] (64-bit runtime)\n"
+        "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 5090\n"
+        "Nvidia driver version: 570.86.16\n\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    )
+    paste = tmp_path / "report.txt"
+    paste.write_text(text)
+    out = envcheck("diagnose", str(paste), "--json")
+    found = {(f["code"], f["name"]): f.get("caused_by") for f in json.loads(out.stdout)["findings"]}
+    assert found[("ARC001", "no-kernels-for-gpu")] is None
+    assert found[("MSG001", "no-kernel-image")] == "ARC001"
