@@ -807,8 +807,7 @@ def _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
         if wanted not in offered:
             published = ", ".join(map(str, offered))
             return None, Why(f"no {wanted} build for {platform} (published: {published})", NO_WHEEL)
-        if wanted.is_cuda and gpu and _driver_predates(facts, tables):
-            return None, Why(_driver_predates(facts, tables), DRIVER)
+        # A driver older than a GPU here was decided once, in resolve, before any release.
         if wanted.is_cuda and gpu:
             verdict = driver_verdict(
                 tables,
@@ -836,9 +835,6 @@ def _pick_offered(facts, tables, release, version, wish, platform, gpu, offered)
         return _rocm_variant(facts, release, version, platform)
     if not gpu:
         return Variant("cpu"), ["no NVIDIA GPU here, so the CPU build"]
-    predates = _driver_predates(facts, tables)
-    if predates:
-        return None, Why(predates, DRIVER)
     prefer = torch_variant(facts) if wish.near else None
     cuda_names = [str(v) for v in offered if v.is_cuda]
     variant, reasons = best_cuda_variant(
