@@ -338,34 +338,29 @@ def test_an_ascii_terminal_gets_ascii_from_every_command_and_format(
     (real child processes) every command prints its output, in ASCII, with its own exit
     code, never a UnicodeEncodeError."""
     env = dict(ASCII_TERMINALS[terminal], ENVCHECK_GPUS=f"{ODD_GPU}:8.9:24GiB")
-    for name, args in _ascii_outputs(tmp_path).items():
-        wide = envcheck(*args, env={"ENVCHECK_GPUS": env["ENVCHECK_GPUS"]})
-        narrow = subprocess.run(
+
+    def narrow_run(*args: str) -> subprocess.CompletedProcess:
+        """envcheck on this narrow terminal: its bytes, as the terminal gets them."""
+        return subprocess.run(
             [sys.executable, "-m", "envcheck", *args],
             capture_output=True,
             env={**os.environ, **env},
             timeout=300,
         )
+
+    for name, args in _ascii_outputs(tmp_path).items():
+        wide = envcheck(*args, env={"ENVCHECK_GPUS": env["ENVCHECK_GPUS"]})
+        narrow = narrow_run(*args)
         err = narrow.stderr.decode("utf-8", "replace")
         assert narrow.returncode == wide.returncode, f"{name}: {narrow.returncode}\n{err}"
         assert "Traceback" not in err and "UnicodeEncodeError" not in err, name
         assert narrow.stdout.isascii() and narrow.stderr.isascii(), name
         assert narrow.stdout.strip(), name
-    header = subprocess.run(
-        [sys.executable, "-m", "envcheck", "check", "--no-deep"],
-        capture_output=True,
-        env={**os.environ, **env},
-        timeout=300,
-    ).stdout.decode("ascii")
+    header = narrow_run("check", "--no-deep").stdout.decode("ascii")
     # Under LC_ALL=C the name itself arrives as undecodable bytes (one "?" each)
     shown = "-- ?" if terminal == "PYTHONIOENCODING=ascii" else "??? ??"
     assert " - Python " in header and f"1x NVIDIA GeForce RTX 4090 {shown}" in header, header
-    probe = subprocess.run(
-        [sys.executable, "-m", "envcheck", "probe", "--no-deep"],
-        capture_output=True,
-        env={**os.environ, **env},
-        timeout=300,
-    ).stdout.decode("ascii")
+    probe = narrow_run("probe", "--no-deep").stdout.decode("ascii")
     assert f"NVIDIA GeForce RTX 4090 {shown}, sm_89" in probe, probe
 
 
