@@ -104,7 +104,9 @@ def test_check_reports_a_segfault_in_nvml_instead_of_dying(libraries) -> None:
     assert "DRV004" in out.stdout and "NOT READY" in out.stdout
     assert "libnvidia-ml crashed (SIGSEGV) in nvmlInit" in out.stdout
     head = " ".join(out.stdout.split("\nchecking ")[0].split())  # not "no driver · no GPU"
-    assert "driver not known GPUs not known (NVML crashed)" in head, head  # wrapped at "·"
+    # the driver may still be known from sysfs (it was on a real H200): NVML's GPUs are not
+    assert "GPUs not known (NVML crashed)" in head and "no GPU" not in head, head
+    assert "no driver" not in head, head
 
 
 def test_check_json_records_an_nvml_that_exited(libraries) -> None:
