@@ -4,6 +4,7 @@ user runs them: a real ``python -m envcheck`` process, GPUs simulated with ENVCH
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import os
 import subprocess
@@ -20,12 +21,20 @@ from tests.faketorch import make_fake_torch
 from tests.fixtures import TABLES, profile, report_of
 from tests.runner import envcheck
 
-# A GPU machine whose torch (this venv's, a CPU build) cannot use its GPU: TRC001 fires.
+# A GPU machine whose torch is a CPU build that cannot use its GPU: TRC001 fires. The torch
+# and Python are simulated too, so that the suite run without torch, or on Python 3.9, checks
+# the same machine.
 A100 = {
     "ENVCHECK_GPUS": "NVIDIA A100-SXM4-80GB:8.0:80GiB",
     "ENVCHECK_DRIVER_VERSION": "570.86.15",
     "ENVCHECK_CUDA_DRIVER_VERSION": "12.8",
+    "ENVCHECK_FACT_TORCH_INSTALLED": "true",
+    "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cpu",
+    "ENVCHECK_FACT_TORCH_CUDA": "",
+    "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",
 }
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="the smoke runs a real torch")
 
 
 # --------------------------------------------------------------- 13: ignored findings
@@ -188,6 +197,7 @@ def test_install_python_usage_errors(args, message) -> None:
 
 
 @pytest.mark.slow
+@needs_torch
 def test_smoke_says_a_gpu_it_could_not_use_was_not_exercised() -> None:
     """An NVIDIA GPU (simulated: ENVCHECK_GPUS) and this venv's CPU torch: the tests pass on
     the CPU, and the report says the GPU was not tested and why."""
@@ -200,6 +210,7 @@ def test_smoke_says_a_gpu_it_could_not_use_was_not_exercised() -> None:
 
 
 @pytest.mark.slow
+@needs_torch
 def test_smoke_strict_fails_when_a_gpu_was_not_exercised() -> None:
     out = envcheck("smoke", "--strict", "--json", env={"ENVCHECK_GPUS": A100["ENVCHECK_GPUS"]})
     assert out.returncode == 1, out.stdout + out.stderr

@@ -293,6 +293,10 @@ def test_github_format_under_actions_prints_each_annotation_once(tmp_path: Path)
         "GITHUB_ACTIONS": "true",
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
         "ENVCHECK_GPUS": "NVIDIA GeForce RTX 4090:8.9:24GiB",  # a CPU torch: an error finding
+        "ENVCHECK_FACT_TORCH_INSTALLED": "true",  # simulated, so the same without torch
+        "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cpu",
+        "ENVCHECK_FACT_TORCH_CUDA": "",
+        "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",
     }
     github = envcheck("check", "--no-deep", "--format", "github", env=env)
     annotations = [line for line in github.stdout.splitlines() if line.startswith("::")]

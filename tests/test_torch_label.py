@@ -88,6 +88,7 @@ def test_the_probe_says_what_the_check_decides(
     files: str, meta: str, expected: str, absent: Optional[str]
 ) -> None:
     env = {
+        "ENVCHECK_FACT_TORCH_INSTALLED": "true",  # the same without a torch in this venv
         "ENVCHECK_FACT_TORCH_VERSION": files,
         "ENVCHECK_FACT_TORCH_DIST_VERSION": meta,
         "ENVCHECK_FACT_SYSTEM_OS": "Linux",

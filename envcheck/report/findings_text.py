@@ -137,7 +137,7 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
             lines += _finding(follow, s, width, commands, indent="    ")
     advice = report.install
     if advice is not None and advice.command is None:
-        lines += ["", "No torch fits this machine for the install fix:"]
+        lines += ["", *wrap("No torch fits this machine for the install fix:", width, rest="  ")]
         lines += [x for c in advice.plan.conflicts for x in wrap(c, width, first="  - ")]
         lines += [x for w in advice.plan.ways_out for x in wrap(w, width, first="  ways out: ")]
     if report.smoke:
