@@ -12,6 +12,20 @@ def envcheck(
     *args: str, env: Optional[dict] = None, timeout: float = 300
 ) -> subprocess.CompletedProcess:
     """envcheck with a clean slate: no ENVCHECK_* overrides or colour settings leak in."""
+    return subprocess.run(
+        [sys.executable, "-m", "envcheck", *args],
+        capture_output=True,
+        text=True,
+        env=user_env(env),
+        timeout=timeout,
+    )
+
+
+def user_env(env: Optional[dict] = None) -> dict:
+    """The environment of a user who runs envcheck from the test interpreter's activated
+    environment, plus ``env``: every test that starts envcheck its own way takes it too, so
+    that what envcheck describes does not depend on where the suite was started (a .venv in
+    the current folder is another environment)."""
     full_env = dict(os.environ)
     for name in list(full_env):
         if name.startswith("ENVCHECK_") or name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):
@@ -26,10 +40,4 @@ def envcheck(
     else:
         full_env.pop("VIRTUAL_ENV", None)
     full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "envcheck", *args],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=timeout,
-    )
+    return full_env

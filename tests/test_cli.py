@@ -12,7 +12,7 @@ import pytest
 
 from envcheck import __version__
 from envcheck.facts import Facts
-from tests.runner import envcheck
+from tests.runner import envcheck, user_env
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -29,7 +29,9 @@ def test_static_probe_json_round_trips_without_importing_torch() -> None:
         "cli.main(['probe', '--no-deep', '--json'], standalone_mode=False)\n"
         "print('torch imported' if 'torch' in sys.modules else 'torch not imported', file=sys.stderr)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=user_env()
+    )
     assert out.returncode == 0, out.stderr
     assert out.stderr.strip().endswith("torch not imported")
     facts = Facts.from_json(out.stdout)

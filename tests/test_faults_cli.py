@@ -18,7 +18,7 @@ import pytest
 
 from envcheck.probes.environ import redact_value
 from envcheck.report.style import use_color
-from tests.runner import envcheck
+from tests.runner import envcheck, user_env
 
 
 def _clean_env() -> dict:
@@ -57,7 +57,7 @@ def test_a_reader_that_closes_the_pipe_does_not_change_the_exit_code(args) -> No
 
 
 def test_a_not_ready_machine_keeps_exit_1_through_a_closed_pipe() -> None:
-    env = dict(_clean_env(), ENVCHECK_GPUS="NVIDIA GeForce RTX 4090:8.9:24GiB")
+    env = user_env({"ENVCHECK_GPUS": "NVIDIA GeForce RTX 4090:8.9:24GiB"})
     expected = envcheck("check", "--no-deep", env={"ENVCHECK_GPUS": env["ENVCHECK_GPUS"]})
     out = _closed_reader("check", "--no-deep", env=env)
     assert out.returncode == expected.returncode
@@ -348,7 +348,7 @@ def test_an_ascii_terminal_gets_ascii_from_every_command_and_format(
         return subprocess.run(
             [sys.executable, "-m", "envcheck", *args],
             capture_output=True,
-            env={**os.environ, **env},
+            env=user_env(env),
             timeout=300,
         )
 
