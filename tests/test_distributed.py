@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import psutil
 import pytest
@@ -269,10 +269,12 @@ def slurm_job(
     return procs
 
 
-def joined(procs: List[subprocess.Popen], rank: int) -> bool:
-    """Wait until ``rank`` has registered in the job's store (as rank 0 sees it): True, or
+def joined(procs: List[subprocess.Popen], ranks: Sequence[int], stop: Optional[int] = None) -> bool:
+    """Wait until ``ranks`` have registered in the job's store (as rank 0 sees it): True, or
     False when rank 0 left first (it called the job not started: a rank took longer than the
-    job's timeout to import torch, as on a machine whose cores are busy)."""
+    job's timeout to import torch, as on a machine whose cores are busy). Rank ``stop`` is
+    frozen (SIGSTOP) the moment it has joined: it can do nothing more, however fast or slow
+    the machine is, until the test decides."""
     import datetime
 
     from torch.distributed import TCPStore
@@ -288,21 +290,28 @@ def joined(procs: List[subprocess.Popen], rank: int) -> bool:
             )
         except RuntimeError:  # rank 0's store is not up yet, or has gone
             time.sleep(0.2)
+    waiting = set(ranks)
     while store is not None and procs[0].poll() is None:
-        if store.check([f"envcheck/joined/{rank}"]):
+        for rank in sorted(waiting):
+            if store.check([f"envcheck/joined/{rank}"]):
+                waiting.discard(rank)
+                if rank == stop:
+                    os.killpg(procs[rank].pid, signal.SIGSTOP)
+        if not waiting:
             return True
-        time.sleep(0.1)
+        time.sleep(0.02)
     return False
 
 
-def started_job(nodes: int, per_node: int) -> List[subprocess.Popen]:
-    """A job of ``nodes`` x ``per_node`` ranks that have all joined. Its timeout is short, so that the
-    test is quick, and longer on each try: how long four ranks take to import torch at once
-    depends on how busy the machine is, and is not what these tests are about."""
+def started_job(nodes: int, per_node: int, stop: Optional[int] = None) -> List[subprocess.Popen]:
+    """A job of ``nodes`` x ``per_node`` ranks that have all joined (``stop``: frozen on
+    joining, see joined). Its timeout is short, so that the test is quick, and longer on each
+    try: how long four ranks take to import torch at once depends on how busy the machine
+    is, and is not what these tests are about."""
     for timeout in (8, 20, 60):
         ranks = list(range(nodes * per_node))
         procs = slurm_job(nodes, per_node, timeout, ranks)
-        if all(joined(procs, rank) for rank in ranks):
+        if joined(procs, ranks, stop):
             return procs
         finish(procs, 120)
     pytest.fail("the ranks never all joined, even with a 60 s timeout")
@@ -405,9 +414,8 @@ def test_a_rank_whose_rank_0_never_starts_says_so_in_one_line() -> None:
 
 @needs_torch
 def test_a_rank_killed_midway_is_named_and_the_others_report() -> None:
-    procs = started_job(nodes=2, per_node=2)
-    time.sleep(1)  # working: the process group, then matmul's window
-    os.killpg(procs[3].pid, signal.SIGKILL)
+    procs = started_job(nodes=2, per_node=2, stop=3)  # rank 3 frozen once it has joined
+    os.killpg(procs[3].pid, signal.SIGKILL)  # dies after joining, before any result
     outputs = finish(procs, 120)
     assert procs[0].returncode == 1 and procs[3].returncode == -signal.SIGKILL, outputs[0]
     table = outputs[0][outputs[0].index("envcheck smoke:") :]
