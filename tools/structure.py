@@ -221,12 +221,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     for name in sorted(graph):
         for other in sorted(graph[name]):
             if layer(other) > layer(name):
-                upward.append(f"{name} (layer {layer(name)}) imports {other} (layer {layer(other)})")
+                upward.append(
+                    f"{name} (layer {layer(name)}) imports {other} (layer {layer(other)})"
+                )
     unplaced = [name for name in known if layer(name) < 0]
     figures.append(("upward imports", upward + [f"{name}: in no layer" for name in unplaced]))
 
     sizes = []
-    for name, path in known.items():
+    for path in known.values():
         lines = len(path.read_text(encoding="utf-8").splitlines())
         if lines > MAX_MODULE_LINES:
             sizes.append(f"{path.relative_to(ROOT)}: {lines} lines")
