@@ -22,20 +22,20 @@ Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from ._cwd import current as current_folder
+from ._toml import ConfigError, Unreadable, read_toml
+from ._units import size as fmt_size
 from .compat import gpu_capabilities
 from .facts import Facts
 from .findings import Finding
-from .probes.overrides import one_line, parse_size
-from .report.style import size as fmt_size
+from .probes.overrides import parse_size
 from .tables.model import capability_key, parse_version
 from .values import ComputeCapability
 
@@ -45,17 +45,8 @@ from .rules import RULES  # noqa: E402 - REQ001-REQ008 live in the one registry
 
 SMOKE_TESTS = ("matmul", "amp", "all_reduce", "memory", "compile")
 DTYPES = ("bf16", "fp16", "tf32")
-MAX_CONFIG = 1024 * 1024  # bytes: no pyproject.toml or envcheck.toml is anywhere near this
 # How each version key is written as a string (a TOML number loses digits: 3.10 is 3.1).
 _EXAMPLES = {"torch": '">=2.4"', "python": '">=3.10"', "cuda": '"12.1"'}
-
-
-class ConfigError(ValueError):
-    """A [tool.envcheck] table (or envcheck.toml) that cannot be used; names file and key,
-    on one line."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(one_line(message))
 
 
 class RequirementError(RuntimeError):
@@ -138,12 +129,29 @@ def _spec(value: Any, key: str, where: str) -> SpecifierSet:
         ) from None
 
 
-def config_keys() -> Tuple[str, ...]:
-    """The keys of [tool.envcheck]: the keywords of :func:`require`, read from its signature,
-    so the two cannot drift apart (``bf16 = true`` works wherever ``bf16=True`` does)."""
-    import inspect
+# The keys of [tool.envcheck], and the keywords of envcheck.require() (envcheck.core.require):
+# one list, so a key the README names works in both places (a test holds the two together).
+CONFIG_KEYS = (
+    "torch",
+    "python",
+    "cuda",
+    "gpus",
+    "gpu_memory",
+    "compute_capability",
+    "dtypes",
+    "bf16",
+    "fp16",
+    "tf32",
+    "backend",
+    "smoke",
+    "ignore",
+)
 
-    return tuple(inspect.signature(require).parameters)
+
+def config_keys() -> Tuple[str, ...]:
+    """The keys of [tool.envcheck]: the keywords of ``envcheck.require``, so the two cannot
+    drift apart (``bf16 = true`` works wherever ``bf16=True`` does)."""
+    return CONFIG_KEYS
 
 
 def _unknown_keys(raw: Dict[str, Any], where: str) -> None:
@@ -251,46 +259,6 @@ def _gpu_memory(value: Any, where: str) -> int:
     return size
 
 
-class _Unreadable(ConfigError):
-    """A config file that is not UTF-8 or not TOML (as opposed to one that cannot be opened)."""
-
-    def __init__(self, message: str, mentions_envcheck: bool) -> None:
-        super().__init__(message)
-        self.mentions_envcheck = mentions_envcheck
-
-
-def _toml(path: Path) -> Dict[str, Any]:
-    """The TOML document in ``path``: at most MAX_CONFIG bytes of UTF-8, else ConfigError."""
-    if sys_version() >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.9/3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_CONFIG + 1)  # bounded: --config /dev/zero must not fill memory
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_CONFIG:
-        raise ConfigError(f"{path}: larger than {MAX_CONFIG // 1024} KiB; not a TOML config file")
-    mentions = b"envcheck" in data
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _Unreadable(
-            f"{path}: not UTF-8 text (TOML files are UTF-8): byte 0x{data[exc.start]:02x} "
-            f"at offset {exc.start}",
-            mentions,
-        ) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise _Unreadable(f"{path}: not valid TOML: {exc}", mentions) from None
-    except RecursionError:
-        raise _Unreadable(f"{path}: not valid TOML: nested too deeply", mentions) from None
-    except ValueError as exc:  # an integer of more than 4300 digits
-        raise _Unreadable(f"{path}: not valid TOML: {exc}", mentions) from None
-
-
 def _envcheck_table(data: Dict[str, Any], whole: bool) -> Any:
     """[tool.envcheck] of a document; with ``whole`` (envcheck.toml) the document itself
     when it has none. None when there is none."""
@@ -298,12 +266,6 @@ def _envcheck_table(data: Dict[str, Any], whole: bool) -> Any:
     if isinstance(tool, dict) and "envcheck" in tool:
         return tool["envcheck"]
     return data if whole else None
-
-
-def sys_version() -> Tuple[int, int]:
-    import sys
-
-    return sys.version_info[:2]
 
 
 def find_config(start: Optional[Union[str, Path]] = None) -> Optional[Tuple[Path, Dict[str, Any]]]:
@@ -318,12 +280,12 @@ def find_config(start: Optional[Union[str, Path]] = None) -> Optional[Tuple[Path
     for candidate in (folder, *folder.parents):
         own = candidate / "envcheck.toml"
         if own.is_file():
-            return own, _envcheck_table(_toml(own), whole=True)
+            return own, _envcheck_table(read_toml(own), whole=True)
         project = candidate / "pyproject.toml"
         if project.is_file():
             try:
-                data = _toml(project)
-            except _Unreadable as exc:
+                data = read_toml(project)
+            except Unreadable as exc:
                 # Another tool's pyproject.toml that is not UTF-8 or not TOML. One that never
                 # spells "envcheck" holds no [tool.envcheck] (short of a \u escape in a quoted
                 # key), so it is not ours to refuse: look further up, as for any pyproject
@@ -344,7 +306,7 @@ def load_requirements(
     """From ``--config FILE``, or found from the current folder upwards; None when absent."""
     if config:
         path = Path(config)
-        table = _envcheck_table(_toml(path), whole=path.name != "pyproject.toml")
+        table = _envcheck_table(read_toml(path), whole=path.name != "pyproject.toml")
         if table is None:
             raise ConfigError(f"{path}: no [tool.envcheck] table")
         if not isinstance(table, dict):
@@ -499,60 +461,3 @@ def _backends(facts: Facts) -> Tuple[List[str], str]:
     if facts.torch.cuda and facts.system.os == "Linux":
         have.append("nccl")
     return have, "from the build, without importing torch"
-
-
-def require(
-    *,
-    torch: Optional[str] = None,
-    python: Optional[str] = None,
-    cuda: Optional[str] = None,
-    gpus: Optional[int] = None,
-    gpu_memory: Union[str, int, float, None] = None,
-    compute_capability: Optional[str] = None,
-    dtypes: Sequence[str] = (),
-    bf16: bool = False,
-    fp16: bool = False,
-    tf32: bool = False,
-    backend: Optional[str] = None,
-    smoke: Sequence[str] = (),
-    ignore: Sequence[str] = (),
-) -> Facts:
-    """Check this machine against requirements; raise RequirementError listing every unmet one.
-
-        import envcheck
-        envcheck.require(torch=">=2.4", gpus=2, bf16=True)
-
-    The keywords are the keys of [tool.envcheck]: ``torch``/``python`` version specifiers,
-    ``cuda`` the least CUDA of torch's build, ``gpus`` a count, ``gpu_memory`` per GPU
-    ("40GiB", or a number of GiB), ``compute_capability`` the least ("8.0"), ``dtypes``
-    (or ``bf16``/``fp16``/``tf32=True``), ``backend`` (nccl, gloo, ...), ``smoke`` tests to
-    run, ``ignore`` finding codes. Returns the Facts when everything is met.
-
-    When the calling process has already imported torch (a training script, on every rank
-    under torchrun), the facts that need torch are read from that import, in this process:
-    no child, no second import. envcheck never imports torch itself.
-    """
-    given = dict(locals())  # exactly the keywords: the keys of [tool.envcheck]
-    from .probes import probe
-
-    raw: Dict[str, Any] = {}
-    for key, value in given.items():
-        if value is None or value is False:
-            continue  # not given
-        if isinstance(value, (tuple, list)):
-            if not value:
-                continue
-            value = list(value)  # as TOML gives a list
-        raw[key] = value
-    req = parse_requirements(raw, "envcheck.require()")
-    from .core import check
-
-    imported = sys.modules.get("torch")
-    facts = probe(deep=req.needs_deep, imported_torch=imported)
-    report = check(facts=facts, requirements=req)
-    unmet = [f for f in report.findings if f.code.startswith("REQ")]
-    causes = {f.caused_by for f in unmet if f.caused_by}
-    unmet = [f for f in report.findings if f.code in causes] + unmet  # the root cause first
-    if unmet:
-        raise RequirementError(unmet)
-    return report.facts

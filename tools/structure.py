@@ -46,6 +46,7 @@ LAYERS: List[Tuple[str, ...]] = [
         "envcheck._cwd",
         "envcheck._outfile",
         "envcheck._toml",
+        "envcheck._units",
         "envcheck._clickstyle",
         "envcheck._child",
         "envcheck.containers",
