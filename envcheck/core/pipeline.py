@@ -107,68 +107,90 @@ def check(
 ) -> Report:
     """Check a machine (this one, or ``facts`` from elsewhere) and decide everything once.
 
-    requirements: None finds [tool.envcheck] from the current folder (or ``config``);
-    False uses none; a Requirements value is used as given.
-    smoke: True runs the suite (so does a project's ``smoke`` list); a sequence of
-    results joins results already run.
-    python, chosen_because: the interpreter to describe (default: this one) and why
-    (the console script's choice, envcheck.target). progress: show the waits on a
-    terminal's stderr.
-    observed: the Facts sections known (a pasted report); rules needing others are
-    not judged. Default: everything a live probe fills, torch_runtime when ``deep``.
-    unstated: details of those sections the report lacks (rules.DETAILS): the rules
-    that need them are not judged either.
-    grid: also judge the newest torch releases in every variant here (Report.grid).
-    Raises ConfigError (bad requirements), OverrideError / InterpreterError (a bad
-    override or ``python``) and TableError (unreadable tables).
+    requirements: None finds [tool.envcheck] from the current folder (or ``config``); False
+    uses none; a Requirements value is used as given. smoke: True runs the suite (so does a
+    project's ``smoke`` list); a sequence of results joins results already run. python,
+    chosen_because: the interpreter to describe (default: this one) and why (envcheck.target).
+    progress: show the waits on a terminal's stderr. observed: the Facts sections known (a
+    pasted report); rules needing others are not judged. Default: everything a live probe
+    fills, torch_runtime when ``deep``. unstated: details of those sections the report lacks
+    (rules.DETAILS): the rules that need them are not judged either. grid: also judge the
+    newest torch releases in every variant here (Report.grid). Raises ConfigError (bad
+    requirements), OverrideError / InterpreterError (a bad override or ``python``) and
+    TableError (unreadable tables).
     """
-    if tables is None:
-        from ..tables import load_tables
-
-        tables = load_tables()
+    tables = tables if tables is not None else _builtin_tables()
     req = _requirements(requirements, config)
     live = facts is None
     if facts is None:
-        from ..probes import probe
-
-        facts = probe(
-            deep=deep,
-            timeout=timeout,
-            python=python,
-            show_ids=show_ids,
-            chosen_because=chosen_because,
-            progress=progress,
-        )
+        facts = _probe(deep, timeout, python, show_ids, chosen_because, progress)
     available = _available(facts, observed, unstated, deep or not live)
     # The one install plan of this report, resolved before the checks: every fix that names a
     # torch build or a CUDA version explains this plan, and the command under them renders it.
     plan = _plan(facts, tables, req, manager)
-    found = _Found.gather(facts, tables, req, available, smoke, smoke_timeout, on_smoke)
-    found.findings += list(messages)
-    if messages:
-        available.add("text")
+    found = _Found.gather(facts, tables, req, available, smoke, smoke_timeout, on_smoke, messages)
     chosen = _Selection.of(ignore, req)
     skipped = not_judged(available)
-    findings, dropped, advice = _judge_and_advise(
-        facts, tables, plan, found, chosen, skipped, manager
+    judged = _judge_and_advise(facts, tables, plan, found, chosen, skipped, manager)
+    return _report(command, facts, tables, req, found, chosen, judged, strict, diagnosis, grid)
+
+
+def _builtin_tables() -> Tables:
+    from ..tables import load_tables
+
+    return load_tables()
+
+
+def _probe(
+    deep: bool,
+    timeout: float,
+    python: Optional[str],
+    show_ids: bool,
+    chosen_because: Optional[str],
+    progress: bool,
+) -> Facts:
+    from ..probes import probe
+
+    return probe(
+        deep=deep,
+        timeout=timeout,
+        python=python,
+        show_ids=show_ids,
+        chosen_because=chosen_because,
+        progress=progress,
     )
+
+
+def _report(
+    command: str,
+    facts: Facts,
+    tables: Tables,
+    req: Optional[Requirements],
+    found: _Found,
+    chosen: _Selection,
+    judged: _Judged,
+    strict: bool,
+    diagnosis: Optional[Mapping[str, Any]],
+    grid: bool,
+) -> Report:
+    """The frozen Report of one run, with the verdict (envcheck.verdict) on its findings."""
     return Report(
         command=command,
         facts=facts,
-        findings=tuple(findings),
-        verdict=decide(findings, strict=strict),
+        findings=tuple(judged.findings),
+        verdict=decide(judged.findings, strict=strict),
         strict=strict,
         tables_as_of=min(f.as_of for f in tables.files.values()),
         tables={
             name: {"as_of": t.as_of, "path": str(t.path), "builtin": t.builtin}
             for name, t in tables.files.items()
         },
-        install=advice,
+        install=judged.advice,
         smoke=found.results,
         requirements=req.source if req is not None else None,
         ignored=tuple(chosen.codes),
-        ignored_findings=dropped,
-        not_run=_not_run(skipped, available),
+        ignored_findings=judged.dropped,
+        not_run=_not_run(judged.skipped, found.available),
         diagnosis=diagnosis,
         grid=_grid(facts, tables) if grid else None,
         links=tables.links,
@@ -211,6 +233,7 @@ class _Found:
     """The findings that come from outside the checks: unmet requirements, smoke results (and
     the results themselves, with the busbw their links allow) and pasted messages."""
 
+    available: Set[str]  # the sections the rules may use, with those these fill
     findings: List[Finding] = field(default_factory=list)
     results: Tuple[SmokeResult, ...] = ()
 
@@ -224,12 +247,13 @@ class _Found:
         smoke: Union[bool, Sequence[SmokeResult]],
         smoke_timeout: float,
         on_smoke: Optional[Callable[..., None]],
+        messages: Sequence[Finding],
     ) -> _Found:
-        """Evaluate the requirements and run (or join) the smoke tests; ``available`` gains
-        the sections they fill."""
+        """Evaluate the requirements, run (or join) the smoke tests and add the pasted
+        messages; ``available`` gains the sections they fill."""
         from ..requirements import evaluate
 
-        found = cls()
+        found = cls(available)
         if req is not None:
             available.add("requirements")
             found.findings += evaluate(req, facts)
@@ -243,6 +267,9 @@ class _Found:
             available.add("smoke")
             found.results = tuple(with_expected(r, facts, tables) for r in results)
             found.findings += smoke_findings(found.results)
+        if messages:
+            available.add("text")
+            found.findings += list(messages)
         return found
 
 
@@ -298,6 +325,17 @@ def _judged(
     return _group(findings, {m.id: m.follows for m in tables.messages}), dropped
 
 
+@dataclass(frozen=True)
+class _Judged:
+    """The findings (sorted, the install command under the first one it fixes), the codes the
+    selection dropped, the install advice, and the rules not judged."""
+
+    findings: List[Finding]
+    dropped: Tuple[str, ...]
+    advice: Optional[Advice]
+    skipped: Sequence[Rule]
+
+
 def _judge_and_advise(
     facts: Facts,
     tables: Tables,
@@ -306,9 +344,9 @@ def _judge_and_advise(
     chosen: _Selection,
     skipped: Sequence[Rule],
     manager: str,
-) -> Tuple[List[Finding], Tuple[str, ...], Optional[Advice]]:
-    """The findings (sorted, the install command under the first one it fixes), the codes the
-    selection dropped, and the install advice."""
+) -> _Judged:
+    """Judge (the checks with the others, the selection applied), decide the install advice,
+    and judge again against the torch that stays when nothing is installed after all."""
     from ..checks import Planned
 
     findings, dropped = _judged(facts, tables, Planned(plan), found, chosen, skipped)
@@ -322,7 +360,7 @@ def _judge_and_advise(
         first = next(f for f in findings if f.code == advice.fixes[0] and f.caused_by is None)
         findings = [f.but(command=advice.command) if f is first else f for f in findings]
     findings.sort(key=lambda f: (*sort_key(f), f.title))
-    return findings, dropped, advice
+    return _Judged(findings, dropped, advice, skipped)
 
 
 def _not_run(skipped: Sequence[Rule], available: Set[str]) -> Tuple[NotRun, ...]:
