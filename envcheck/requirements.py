@@ -439,7 +439,7 @@ def evaluate(req: Requirements, facts: Facts) -> List[Finding]:
     return out
 
 
-def _dtype_missing(dtype: str, facts: Facts, caps) -> Optional[str]:
+def _dtype_missing(dtype: str, facts: Facts, caps: List[Tuple[str, str]]) -> Optional[str]:
     if not caps:
         return "there is no CUDA GPU"
     if dtype == "fp16":

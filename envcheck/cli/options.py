@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar
 
 import click
 
@@ -40,7 +40,14 @@ def load_tables(ctx: click.Context) -> Tables:
         ctx.exit(exitcodes.INTERNAL)
 
 
-def target(python: Optional[str]) -> Dict[str, Optional[str]]:
+class Target(TypedDict):
+    """The probe's arguments for the interpreter meant, and why it was chosen."""
+
+    python: Optional[str]
+    chosen_because: Optional[str]
+
+
+def target(python: Optional[str]) -> Target:
     """The interpreter the user means (--python, the activated environment, the project's
     .venv, else envcheck's own; see envcheck.target) as probe arguments."""
     from .._cwd import current
@@ -174,9 +181,9 @@ def write_output(path: str, text: str, what: str) -> bool:
 
 def run_core(ctx: click.Context, **kwargs: Any) -> Report:
     """envcheck.check() with its errors mapped to exit codes: usage 2, tables 3."""
+    from .._toml import ConfigError
     from ..core import check as run_check
     from ..probes import InterpreterError, OverrideError
-    from ..requirements import ConfigError
     from ..tables import TableError
 
     try:

@@ -5,7 +5,7 @@ is envcheck.verdict's: a failed install or a mismatch is NOT_READY."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 import click
 
@@ -68,7 +68,7 @@ def installed_mismatches(plan: InstallPlan, facts: Facts) -> List[str]:
 
     from ..compat import torch_variant
 
-    have = {p.name: p.version for p in facts.torch.companions}
+    have: Dict[str, Optional[str]] = {p.name: p.version for p in facts.torch.companions}
     if facts.torch.installed:
         have["torch"] = facts.torch.version
     wrong: List[str] = []

@@ -5,7 +5,7 @@
   follow-ons, decides the install advice and the verdict (envcheck.verdict) once;
 - :mod:`.report`: the frozen :class:`Report` (and its :class:`Advice`) formats render;
 - :mod:`.smoke`: where the smoke tests run, the busbw their links allow, their findings;
-- :mod:`.require`: ``envcheck.require()``, the same run for a training script.
+- :mod:`.script`: ``envcheck.require()``, the same run for a training script.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..verdict import Verdict
 from .pipeline import LIVE_SECTIONS, check, selection
 from .report import Advice, NotRun, Report
-from .require import require
+from .script import require
 from .smoke import (
     BUSBW_JUDGED_BYTES,
     BUSBW_WARN_FRACTION,

@@ -136,7 +136,7 @@ class _Job:
 
         launch = self.launch
         try:
-            return dist.TCPStore(
+            return dist.TCPStore(  # type: ignore[attr-defined]  # not in torch.distributed.__all__
                 launch.master_addr,
                 launch.master_port,
                 launch.world_size,
@@ -209,7 +209,7 @@ class _Job:
         try:
             dist.init_process_group(
                 "nccl" if record["device"].startswith("cuda") else "gloo",
-                store=dist.PrefixStore("envcheck/pg", store),
+                store=dist.PrefixStore("envcheck/pg", store),  # type: ignore[attr-defined]  # as TCPStore
                 rank=launch.rank,
                 world_size=launch.world_size,
                 timeout=self.wait,
