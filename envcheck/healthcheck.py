@@ -152,7 +152,7 @@ def _observe(
     root: Path,
     nvml: Optional[ModuleType],
     timeout: float,
-    overrides: Sequence[Override],
+    overrides: List[Override],
 ) -> Tuple[Facts, bool]:
     """NVML's facts and the container's, with the overrides applied; and whether NVML is
     simulated."""

@@ -13,8 +13,8 @@ envcheck.toml), and `envcheck.require(...)` for the first line of a training scr
     smoke = ["matmul", "all_reduce"]   # smoke tests `envcheck check` runs (true: all)
     ignore = ["INS004"]          # finding codes to drop
 
-The keys are the keywords of :func:`require` (``config_keys()`` reads them from its
-signature): one list, so a key the README names works in both places.
+The keys are the keywords of ``envcheck.require()`` (envcheck.core.script): one list
+(CONFIG_KEYS), so a key the README names works in both places.
 
 Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 """
@@ -129,22 +129,11 @@ def _spec(value: Any, key: str, where: str) -> SpecifierSet:
         ) from None
 
 
-# The keys of [tool.envcheck], and the keywords of envcheck.require() (envcheck.core.require):
+# The keys of [tool.envcheck], and the keywords of envcheck.require() (envcheck.core.script):
 # one list, so a key the README names works in both places (a test holds the two together).
-CONFIG_KEYS = (
-    "torch",
-    "python",
-    "cuda",
-    "gpus",
-    "gpu_memory",
-    "compute_capability",
-    "dtypes",
-    "bf16",
-    "fp16",
-    "tf32",
-    "backend",
-    "smoke",
-    "ignore",
+CONFIG_KEYS: Tuple[str, ...] = tuple(
+    "torch python cuda gpus gpu_memory compute_capability dtypes bf16 fp16 tf32 backend smoke "
+    "ignore".split()
 )
 
 
@@ -332,88 +321,123 @@ def _gpu_count(facts: Facts) -> Tuple[int, str]:
 
 
 def evaluate(req: Requirements, facts: Facts) -> List[Finding]:
-    """Every unmet requirement as an error finding."""
-    out: List[Finding] = []
+    """Every unmet requirement as an error finding, in the order of the keys."""
     where = f"required by {req.source}" if req.source else "required"
+    out: List[Finding] = []
+    for unmet in (
+        _torch_unmet,
+        _python_unmet,
+        _cuda_unmet,
+        _gpus_unmet,
+        _gpu_memory_unmet,
+        _capability_unmet,
+        _dtypes_unmet,
+        _backend_unmet,
+    ):
+        out += unmet(req, facts, where)
+    return out
+
+
+def _torch_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
     t = facts.torch
     version = parse_version(t.version) if t.installed else None
-    if req.torch is not None and (
-        version is None or not req.torch.contains(version, prereleases=True)
-    ):
-        have = f"torch {t.version}" if t.installed else "no torch"
-        out.append(
-            RULES["REQ001"](
-                f"{have}; torch{req.torch} is {where}",
-                [have],
-                # --keep: the nearest that satisfies it, the report's one plan (core._plan)
-                f"Install the torch nearest to this one that satisfies torch{req.torch}: "
-                f"`envcheck install --keep --torch '{req.torch}'` gives the command.",
-            )
+    if req.torch is None or (version is not None and req.torch.contains(version, prereleases=True)):
+        return []
+    have = f"torch {t.version}" if t.installed else "no torch"
+    return [
+        RULES["REQ001"](
+            f"{have}; torch{req.torch} is {where}",
+            [have],
+            # --keep: the nearest that satisfies it, the report's one plan (core._plan)
+            f"Install the torch nearest to this one that satisfies torch{req.torch}: "
+            f"`envcheck install --keep --torch '{req.torch}'` gives the command.",
         )
+    ]
+
+
+def _python_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
     py = parse_version(facts.python.version)
-    if req.python is not None and (py is None or not req.python.contains(py, prereleases=True)):
-        out.append(
-            RULES["REQ002"](
-                f"Python {facts.python.version}; Python{req.python} is {where}",
-                [facts.python.executable],
-                f"Use a Python{req.python} environment.",
-            )
+    if req.python is None or (py is not None and req.python.contains(py, prereleases=True)):
+        return []
+    return [
+        RULES["REQ002"](
+            f"Python {facts.python.version}; Python{req.python} is {where}",
+            [facts.python.executable],
+            f"Use a Python{req.python} environment.",
         )
-    if req.cuda is not None:
-        cuda = parse_version(t.cuda)
-        if cuda is None or cuda < req.cuda:
-            have = f"CUDA {t.cuda}" if cuda else "a build without CUDA"
-            out.append(
-                RULES["REQ003"](
-                    f"torch {t.version or ''} is {have}; CUDA >= {req.cuda} is {where}".replace(
-                        "  ", " "
-                    ),
-                    [f"torch {t.version}"],
-                    f"Install a torch build for CUDA {req.cuda} or newer "
-                    "(`envcheck install` picks one this driver runs).",
-                )
-            )
+    ]
+
+
+def _cuda_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    t = facts.torch
+    if req.cuda is None:
+        return []
+    cuda = parse_version(t.cuda)
+    if cuda is not None and cuda >= req.cuda:
+        return []
+    have = f"CUDA {t.cuda}" if cuda else "a build without CUDA"
+    return [
+        RULES["REQ003"](
+            f"torch {t.version or ''} is {have}; CUDA >= {req.cuda} is {where}".replace("  ", " "),
+            [f"torch {t.version}"],
+            f"Install a torch build for CUDA {req.cuda} or newer "
+            "(`envcheck install` picks one this driver runs).",
+        )
+    ]
+
+
+def _gpus_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
     count, how = _gpu_count(facts)
-    if req.gpus is not None and count < req.gpus:
-        visible = facts.environment.get("CUDA_VISIBLE_DEVICES")
-        evidence = [f"{count} GPU(s) ({how})"] + (
-            [f"CUDA_VISIBLE_DEVICES={visible}"] if visible is not None else []
+    if req.gpus is None or count >= req.gpus:
+        return []
+    visible = facts.environment.get("CUDA_VISIBLE_DEVICES")
+    evidence = [f"{count} GPU(s) ({how})"] + (
+        [f"CUDA_VISIBLE_DEVICES={visible}"] if visible is not None else []
+    )
+    return [
+        RULES["REQ004"](
+            f"{count} GPU(s) here; {req.gpus} {where}",
+            evidence,
+            "Run on a machine (or container: --gpus) with enough GPUs, "
+            "and check CUDA_VISIBLE_DEVICES.",
         )
-        out.append(
-            RULES["REQ004"](
-                f"{count} GPU(s) here; {req.gpus} {where}",
-                evidence,
-                "Run on a machine (or container: --gpus) with enough GPUs, "
-                "and check CUDA_VISIBLE_DEVICES.",
-            )
+    ]
+
+
+def _gpu_memory_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    return [
+        RULES["REQ005"](
+            f"GPU {gpu.index} ({gpu.name}) has {fmt_size(gpu.memory_total)}; "
+            f"{fmt_size(req.gpu_memory)} per GPU is {where}",
+            [f"GPU {gpu.index}"],
+            "Use GPUs with more memory, or reduce the model's memory needs.",
         )
-    for gpu in facts.nvidia.gpus:
-        if (
-            req.gpu_memory is not None
-            and gpu.memory_total is not None
-            and gpu.memory_total < req.gpu_memory
-        ):
-            out.append(
-                RULES["REQ005"](
-                    f"GPU {gpu.index} ({gpu.name}) has {fmt_size(gpu.memory_total)}; "
-                    f"{fmt_size(req.gpu_memory)} per GPU is {where}",
-                    [f"GPU {gpu.index}"],
-                    "Use GPUs with more memory, or reduce the model's memory needs.",
-                )
-            )
+        for gpu in facts.nvidia.gpus
+        if req.gpu_memory is not None
+        and gpu.memory_total is not None
+        and gpu.memory_total < req.gpu_memory
+    ]
+
+
+def _capability_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    least = req.compute_capability
+    if least is None:
+        return []
     caps = gpu_capabilities(facts)
-    if req.compute_capability is not None:
-        low = [
-            (n, c) for n, c in caps if capability_key(c) < capability_key(req.compute_capability)
-        ]
-        for name, cc in low:
-            out.append(
-                RULES["REQ006"](
-                    f"{name} is compute capability {cc}; {req.compute_capability} is {where}",
-                    [f"{name}: {cc}"],
-                    "Use newer GPUs.",
-                )
-            )
+    return [
+        RULES["REQ006"](
+            f"{name} is compute capability {cc}; {least} is {where}",
+            [f"{name}: {cc}"],
+            "Use newer GPUs.",
+        )
+        for name, cc in caps
+        if capability_key(cc) < capability_key(least)
+    ]
+
+
+def _dtypes_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    caps = gpu_capabilities(facts)
+    out = []
     for dtype in req.dtypes:
         missing = _dtype_missing(dtype, facts, caps)
         if missing:
@@ -426,17 +450,22 @@ def evaluate(req: Requirements, facts: Facts) -> List[Finding]:
                     else "bf16 and tf32 need Ampere (compute capability 8.0) or newer.",
                 )
             )
-    if req.backend is not None:
-        backends, how = _backends(facts)
-        if req.backend not in backends:
-            out.append(
-                RULES["REQ008"](
-                    f"torch.distributed backend {req.backend} is {where}, but not available",
-                    [f"available ({how}): {', '.join(backends) or 'none'}"],
-                    "NCCL needs a CUDA build of torch on Linux; gloo comes with every build.",
-                )
-            )
     return out
+
+
+def _backend_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    if req.backend is None:
+        return []
+    backends, how = _backends(facts)
+    if req.backend in backends:
+        return []
+    return [
+        RULES["REQ008"](
+            f"torch.distributed backend {req.backend} is {where}, but not available",
+            [f"available ({how}): {', '.join(backends) or 'none'}"],
+            "NCCL needs a CUDA build of torch on Linux; gloo comes with every build.",
+        )
+    ]
 
 
 def _dtype_missing(dtype: str, facts: Facts, caps: List[Tuple[str, str]]) -> Optional[str]:
