@@ -5,6 +5,9 @@ NVML only (no torch unless --deep), every probe under a timeout so a wedged
 driver makes the check fail instead of hang, one short output line, and exit
 0 (healthy) or 1 (unhealthy) only: Docker reserves 2, so even a bad option is 1.
 
+A GPU's health (lost, uncorrectable ECC errors) is judged by envcheck.checks.health, the
+checks `envcheck check` reports (GPU001, GPU002), not again here.
+
 Unhealthy when: fewer GPUs are visible than expected (--gpus N, else the count
 in NVIDIA_VISIBLE_DEVICES), a GPU is lost or NVML reports a fault on it
 ("Unknown Error": the container lost its devices; a reset required; ...), a GPU
@@ -50,7 +53,7 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import click
 
@@ -207,7 +210,8 @@ def _gpu_problems(
     if expected is not None and len(nv.gpus) < expected:
         problems.append(f"{len(nv.gpus)} of {expected} GPUs visible")
     for gpu in nv.gpus:
-        if gpu.status == "lost":
+        judged = _health_codes(gpu)
+        if "GPU001" in judged:  # fallen off the bus
             problems.append(f"GPU {gpu.index} is lost")
             continue
         faults = []
@@ -219,7 +223,7 @@ def _gpu_problems(
                 faults.append(error)
         if faults:
             problems.append(f"GPU {gpu.index}: " + "; ".join(faults))
-        if gpu.ecc_uncorrected_volatile:
+        if "GPU002" in judged:  # uncorrectable ECC errors since the driver loaded
             problems.append(
                 f"GPU {gpu.index}: {gpu.ecc_uncorrected_volatile} uncorrectable ECC errors "
                 "since the driver loaded"
@@ -233,6 +237,21 @@ def _gpu_problems(
                 f"GPU {gpu.index} at {gpu.temperature_c} C (slowdown {gpu.temperature_slowdown_c} C)"
             )
     return problems, refused
+
+
+def _health_codes(gpu: GpuFacts) -> Set[str]:
+    """The codes envcheck.checks.health (the one judgement of a GPU's health, which `envcheck
+    check` reports) finds on this GPU: GPU001 lost, GPU002 uncorrectable ECC errors, ...
+
+    Imported only when there is a GPU to judge: a container without one never loads the
+    checks (nor the tables' reader they import)."""
+    from .checks.health import check as gpu_health
+
+    one = Facts()
+    one.nvidia.gpus = [gpu]
+    # health.check reads no table: it judges NVML's facts alone, and the healthcheck never
+    # loads the tables (a probe that runs every few seconds)
+    return {f.code for f in gpu_health(one, None)}  # type: ignore[arg-type]
 
 
 def _deep(gpus: Sequence[GpuFacts], timeout: float) -> List[str]:

@@ -131,10 +131,9 @@ def _spec(value: Any, key: str, where: str) -> SpecifierSet:
 
 # The keys of [tool.envcheck], and the keywords of envcheck.require() (envcheck.core.script):
 # one list, so a key the README names works in both places (a test holds the two together).
-CONFIG_KEYS: Tuple[str, ...] = tuple(
-    "torch python cuda gpus gpu_memory compute_capability dtypes bf16 fp16 tf32 backend smoke "
-    "ignore".split()
-)
+_VERSION_KEYS = ("torch", "python", "cuda")
+_MACHINE_KEYS = ("gpus", "gpu_memory", "compute_capability", "dtypes", "bf16", "fp16", "tf32")
+CONFIG_KEYS: Tuple[str, ...] = (*_VERSION_KEYS, *_MACHINE_KEYS, "backend", "smoke", "ignore")
 
 
 def config_keys() -> Tuple[str, ...]:
