@@ -28,9 +28,13 @@ from the dropped middle too.
 slow child (importing torch takes a second) with its own work.
 
 A child is a program (``argv``) or, on POSIX, a fork of envcheck that runs one
-Python function (``target``, see :class:`_Forked`): NVML's C calls run that way,
+Python function (``target``, see ``forked._Forked``): NVML's C calls run that way,
 so that a library that segfaults, calls ``exit()`` or hangs ends a child, never
 envcheck. Both kinds get the same session, watchdog, timeout and bounded output.
+
+One concept per module: ``child`` (:class:`Child`, the registry, :func:`run`),
+``capture`` (the bounded output and the threads that read the pipes), ``watchdog``
+and ``forked``. The names callers use are imported here.
 """
 
 from .capture import HEAD_BYTES, MARKED_BYTES, MARKED_LINE_BYTES, TAIL_BYTES, Capture, size_text
