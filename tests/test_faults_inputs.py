@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from envcheck.core import check
 from envcheck.diagnose import MAX_INPUT, diagnose_text
-from envcheck.diagnose.parsers import MAX_GPUS
+from envcheck.diagnose.reading import MAX_GPUS
 from envcheck.facts import Facts
 from envcheck.probes.overrides import (
     SECTIONS,
