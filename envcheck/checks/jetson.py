@@ -14,7 +14,7 @@ from typing import List
 
 from ..facts import Facts
 from ..findings import Finding
-from ..install.jetson import JETPACK_WHEELS
+from ..install.jetson import JETPACK_WHEELS as JETPACK_WHEELS  # checks.arch reads it here
 from ..rules import RULES
 from ..tables import Tables
 

@@ -8,12 +8,13 @@
   registry in managers/ (``MANAGERS``: the names the CLI's ``--manager`` offers).
 """
 
+from .commands import pip_args, uv_args
 from .cuda import driver_upgrade
 from .manager import Manager
 from .plan import CondaCommand, InstallPlan, NoPlan, Package, Planned
 from .reasons import Blocker
 from .releases import known_variants, variants_of
-from .render import MANAGERS, pip_args, plan_argv, plan_steps, render, uv_args
+from .render import MANAGERS, plan_argv, plan_steps, render
 from .resolve import resolve
 from .wish import Wish, WishError, check_wish, installed_wish, parse_python, parse_torch_wish
 

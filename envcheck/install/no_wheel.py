@@ -40,8 +40,9 @@ def python_conflict(
             None,
         )
         if last:
-            newest = max(last.versions_on(key))
-            plan.ways_out.append(f"torch {newest} is the newest with {platform} wheels")
+            plan.ways_out.append(
+                f"torch {max(last.versions_on(key))} is the newest with {platform} wheels"
+            )
         return
 
     def span(r: Release) -> str:

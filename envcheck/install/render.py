@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from .commands import pip_args, planned, uv_args  # noqa: F401 - the public argument builders
+from .commands import planned
 from .managers import NAMES, lookup
 from .managers._steps import argv, steps
 from .plan import InstallPlan
