@@ -19,7 +19,8 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from ..compat import INDEX_URL
 from ..values import Platform
 from .reasons import Blocker
-from .wish import Wish, parse_python  # noqa: F401 - cli.py imports parse_python from here
+from .wish import Wish
+from .wish import parse_python as parse_python  # cli.py imports it from here
 
 
 @dataclass(frozen=True)
