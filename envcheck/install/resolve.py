@@ -52,6 +52,10 @@ def resolve(
     wish: Wish,
     platform: Union[Platform, str, None] = None,
 ) -> InstallPlan:
+    """The one plan for ``wish`` on this machine (or for ``platform``): a Planned, or a
+    NoPlan that says what conflicts and the ways out. In order: the target, the releases
+    that match the wish, those with a wheel here, what stops every build, then the first
+    release that fits (or the reasons none does)."""
     spec, wanted = parse_torch_wish(wish.torch)
     target = _platform(wish, facts, platform)
     python = wish.python or _python_here(facts)
