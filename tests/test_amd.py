@@ -62,7 +62,7 @@ def test_install_picks_a_rocm_build_known_to_carry_the_gpu() -> None:
     # build known to fit comes first, and the newer ones are said to be passed over.
     assert (plan.ok, plan.torch, plan.variant) == (True, "2.11.0", "rocm7.2")
     assert plan.reasons[0].startswith("AMD GPU (gfx942) -> rocm7.2, whose gfx list has it")
-    assert plan.unverified == []
+    assert list(plan.unverified) == []
     assert any(n.startswith("passed over torch 2.14.1, not known to fit") for n in plan.notes)
     assert (
         render(plan, "pip")
@@ -75,7 +75,7 @@ def test_install_for_a_gpu_no_known_list_has_is_unverified() -> None:
     facts.amd.gpus[0].gfx = "gfx1103"  # Radeon 780M: in no gfx list the tables know
     plan = resolve(facts, TABLES, Wish(), "linux-x86_64")
     assert (plan.ok, plan.torch, plan.variant) == (True, "2.14.1", "rocm7.14")
-    assert plan.unverified == [
+    assert list(plan.unverified) == [
         "kernels for gfx1103 in torch 2.14.1+rocm7.14: the tables do not hold this build's gfx list"
     ]
 
@@ -91,7 +91,7 @@ def test_install_skips_a_rocm_build_whose_list_lacks_the_gpu() -> None:
     assert plan.ok is False
     assert "rocm6.2: no kernels for gfx1201" in plan.conflicts[0]
     plan = resolve(facts, TABLES, Wish(torch="2.7"), "linux-x86_64")
-    assert (plan.ok, plan.variant, plan.unverified) == (True, "rocm6.3", [])
+    assert (plan.ok, plan.variant, list(plan.unverified)) == (True, "rocm6.3", [])
 
 
 def test_install_with_a_gpu_no_rocm_build_carries() -> None:
@@ -99,7 +99,7 @@ def test_install_with_a_gpu_no_rocm_build_carries() -> None:
     facts.amd.gpus[0].gfx = "gfx803"  # Polaris: dropped from every list the tables know
     plan = resolve(facts, TABLES, Wish(torch="2.4"), "linux-x86_64")
     assert plan.ok is False
-    assert plan.conflicts == [
+    assert list(plan.conflicts) == [
         "torch 2.4.1: rocm6.1: no kernels for gfx803 (carries gfx900 gfx906 gfx908 gfx90a "
         "gfx1030 gfx1100 gfx942); rocm6.0: no kernels for gfx803 (carries gfx900 gfx906 gfx908 "
         "gfx90a gfx1030 gfx1100 gfx942)"
@@ -202,7 +202,7 @@ def test_jetson_is_detected_from_the_device_tree_or_l4t_release(tmp_path: Path) 
 def test_jetson_gets_no_install_command_it_cannot_verify() -> None:
     facts = jetson_box()
     plan = resolve(facts, TABLES, Wish(), "linux-aarch64")
-    assert plan.ok is False and plan.packages == []
+    assert plan.ok is False and list(plan.packages) == []
     assert "PyTorch's aarch64 CUDA wheels are SBSA builds" in plan.conflicts[0]
     assert any("forums.developer.nvidia.com/t/pytorch-for-jetson" in w for w in plan.ways_out)
     cpu = resolve(facts, TABLES, Wish(variant="cpu"), "linux-aarch64")

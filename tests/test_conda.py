@@ -108,14 +108,14 @@ def test_cu113_of_1_10_1_exists_on_conda_only() -> None:
     assert not pip.ok and "no cu113 build" in pip.conflicts[0]
     plan = elsewhere("1.10.1", "cu113", "linux-x86_64", "3.9")
     assert plan.ok and plan.conda is not None
-    assert plan.conda.channels == ["pytorch", "conda-forge"]
+    assert list(plan.conda.channels) == ["pytorch", "conda-forge"]
     assert plan.conda.package == "cudatoolkit=11.3"
 
 
 def test_a_variant_on_neither_is_refused_with_what_exists() -> None:
     plan = elsewhere("1.10.1", "cu111", "linux-x86_64", "3.9")
     assert not plan.ok
-    assert plan.conflicts == [
+    assert list(plan.conflicts) == [
         "torch 1.10.1: no cu111 build on the pytorch conda channel for linux-x86_64 "
         "(published there: cu102, cu113, cpu)"
     ]

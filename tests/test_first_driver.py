@@ -39,7 +39,7 @@ def test_the_readme_machine_rtx_5090_on_driver_535() -> None:
 def test_the_plan_says_it_once_whatever_the_release() -> None:
     plan = resolve(_box(RTX5090, "535.104.05"), TABLES, Wish(), "linux-x86_64")
     assert not plan.ok
-    assert plan.conflicts == [
+    assert list(plan.conflicts) == [
         "driver 535.104.05 is older than NVIDIA GeForce RTX 5090 (sm_120), "
         "which needs 570.86.16 or newer"
     ]

@@ -21,8 +21,9 @@ from typing import Dict, List, Optional, Set, Tuple
 import pytest
 
 from envcheck.facts import Facts, GpuFacts
+from envcheck.install import Wish, resolve
 from envcheck.install.grid import CPU_ONLY, FITS, compat_grid
-from envcheck.install.plan import DRIVER, KERNELS, NO_WHEEL, UNKNOWN, Wish, resolve
+from envcheck.install.reasons import DRIVER, KERNELS, NO_WHEEL, UNKNOWN
 from envcheck.probes.nvidia import probe_nvidia
 from envcheck.report import html
 from envcheck.report.formats import render

@@ -347,7 +347,7 @@ def test_upgrade_lists_what_changes() -> None:
     facts.nvidia.gpus = [GpuFacts(index=0, name="Tesla V100-SXM2-32GB", compute_capability="7.0")]
     plan = resolve(facts, TABLES, Wish(torch="2.11"), "linux-x86_64")
     assert plan.ok and plan.variant == "cu126"  # cu128 of 2.11 dropped sm_70
-    assert plan.changes == [
+    assert list(plan.changes) == [
         "torch 2.8.0+cu128 -> 2.11.0+cu126",
         "Python floor raised: 3.9 -> 3.10",
     ]
@@ -360,7 +360,9 @@ def test_an_explicit_variant_is_checked_for_kernels() -> None:
     facts.nvidia.gpus = [GpuFacts(index=0, name="Tesla V100-SXM2-32GB", compute_capability="7.0")]
     plan = resolve(facts, TABLES, Wish(torch="2.11", variant="cu128"), "linux-x86_64")
     assert not plan.ok
-    assert plan.conflicts == ["torch 2.11.0: cu128: no kernels for Tesla V100-SXM2-32GB (sm_70)"]
+    assert list(plan.conflicts) == [
+        "torch 2.11.0: cu128: no kernels for Tesla V100-SXM2-32GB (sm_70)"
+    ]
     assert "let envcheck choose the variant (--variant auto)" in plan.ways_out
     assert not any("upgrade the NVIDIA driver" in w for w in plan.ways_out)
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 from packaging.version import Version
 
 from envcheck.facts import Facts, GpuFacts
-from envcheck.install import Wish, resolve
-from envcheck.install.plan import driver_upgrade
+from envcheck.install import Wish, driver_upgrade, resolve
 from envcheck.tables import load_tables
 from envcheck.values import Platform
 from tests.fixtures import profile

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from envcheck.facts import SCHEMA_VERSION as FACTS_SCHEMA_VERSION
 from envcheck.facts import Facts
-from envcheck.install.plan import InstallPlan
+from envcheck.install.plan import PlanRecord
 from envcheck.report.documents import (
     PLAN_SCHEMA_VERSION,
     SMOKE_SCHEMA_VERSION,
@@ -131,8 +131,8 @@ def facts_schema() -> Dict[str, Any]:
 
 
 def _plan(defs: Dict[str, Any]) -> Dict[str, Any]:
-    """InstallPlan.to_dict(): the dataclass, plus index_url."""
-    return _dataclass_schema(InstallPlan, defs, {"index_url": NULL_STR})
+    """Planned.to_dict() and NoPlan.to_dict(): their one record, plus index_url."""
+    return _dataclass_schema(PlanRecord, defs, {"index_url": NULL_STR})
 
 
 def plan_schema() -> Dict[str, Any]:
