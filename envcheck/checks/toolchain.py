@@ -184,7 +184,7 @@ def _arch_list(facts: Facts) -> List[Finding]:
         return []
     missing = []
     for gpu in facts.nvidia.gpus:
-        cc = ComputeCapability.maybe(gpu.compute_capability)
+        cc = gpu.compute_capability
         if cc is None:
             continue
         covered = any(
@@ -232,8 +232,7 @@ def _triton(facts: Facts) -> List[Finding]:
         old = [
             f"{g.name} ({g.compute_capability})"
             for g in facts.nvidia.gpus
-            if (cc := ComputeCapability.maybe(g.compute_capability)) is not None
-            and cc < TRITON_MIN_CAPABILITY
+            if (cc := g.compute_capability) is not None and cc < TRITON_MIN_CAPABILITY
         ]
         if old:
             findings.append(

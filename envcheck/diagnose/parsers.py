@@ -14,9 +14,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-from ..facts import AmdGpuFacts, CondaPackageFacts, Facts, FactsError, GpuFacts, PackageFacts
+from ..facts import (
+    AmdGpuFacts,
+    CondaPackageFacts,
+    Facts,
+    FactsError,
+    GpuFacts,
+    PackageFacts,
+    RuntimeStatus,
+)
 from ..probes.packages import normalise
-from ..values import Variant
+from ..values import ComputeCapability, Variant
 
 MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
 # No line of collect_env or nvidia-smi output is anywhere near this long (the longest, the
@@ -255,7 +263,7 @@ def _apply_collect_env(fields, extra, libs, cpu_model, reading: Reading) -> None
     if torch is not None and "cuda_available" in fields:
         reading.observed.add("torch_runtime")
         rt = f.torch_runtime
-        rt.status, rt.version, rt.cuda = "ok", torch, f.torch.cuda
+        rt.status, rt.version, rt.cuda = RuntimeStatus.OK, torch, f.torch.cuda
         rt.cuda_available = {"true": True, "false": False}.get(
             (fields["cuda_available"] or "").lower()
         )
@@ -569,7 +577,7 @@ def _csv_gpus(lines: List[str], reading: Reading) -> List[GpuFacts]:
             gpu = GpuFacts(index=len(gpus), name=cell.get("name"))
             cc = cell.get("compute_cap")
             if cc and re.fullmatch(r"\d+\.\d", cc):
-                gpu.compute_capability = cc
+                gpu.compute_capability = ComputeCapability.maybe(cc)
             mem = re.match(r"(\d{1,12})", cell.get("memory.total [mib]", ""))
             if mem:
                 gpu.memory_total = int(mem.group(1)) * MiB

@@ -42,6 +42,7 @@ from ..compat import (
     has_amd_gpu,
     has_nvidia_gpu,
     platform_of,
+    runtime_gfx_targets,
     sm_name,
     torch_variant,
     torch_version,
@@ -49,7 +50,7 @@ from ..compat import (
 from ..facts import Facts
 from ..tables import Tables
 from ..tables.model import CondaChannel, Release, parse_driver, parse_version
-from ..values import Platform, Variant
+from ..values import ComputeCapability, Platform, Variant
 
 COMPANIONS = ("torchvision", "torchaudio")
 
@@ -472,7 +473,7 @@ def resolve(
         low = min(Version(r.minor) for r in usable)
         newer = [m for m in with_kernels if Version(m) > low]
         older = [m for m in with_kernels if Version(m) < low]
-        gpus = ", ".join(f"{g} (sm_{cc.replace('.', '')})" for g, cc in _gpu_names(facts))
+        gpus = ", ".join(f"{g} ({cc.sm})" for g, cc in _gpu_names(facts))
         if newer:
             plan.ways_out.append(
                 f"torch {newer[0]} is the first newer release with kernels for {gpus} "
@@ -1021,9 +1022,9 @@ def _releases_with_kernels(
     return out
 
 
-def _gpu_names(facts: Facts) -> List[Tuple[str, str]]:
+def _gpu_names(facts: Facts) -> List[Tuple[str, ComputeCapability]]:
     """(name, compute capability) of each distinct NVIDIA GPU model here."""
-    seen: Dict[str, str] = {}
+    seen: Dict[str, ComputeCapability] = {}
     for gpu in facts.nvidia.gpus:
         if gpu.compute_capability:
             seen.setdefault(gpu.name or f"GPU {gpu.index}", gpu.compute_capability)
@@ -1109,17 +1110,14 @@ def _rocm_kernels(
     gfx = _amd_targets(facts)
     targets: Optional[Sequence[str]] = release.gfx_list(str(variant))
     installed = torch_version(facts)
-    rt = facts.torch_runtime
     if (
         installed is not None
         and version is not None
         and Version(installed.base_version) == version
         and torch_variant(facts) == variant
-        and rt.status == "ok"
-        and rt.arch_list
-        and all(a.startswith("gfx") for a in rt.arch_list)
+        and runtime_gfx_targets(facts) is not None
     ):
-        targets = [a.split(":")[0] for a in rt.arch_list]
+        targets = runtime_gfx_targets(facts)
     if not gfx:
         return [Unknown("the gfx target of the AMD GPU here: not read")]
     if targets is None:

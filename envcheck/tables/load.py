@@ -19,7 +19,8 @@ from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from ..probes.overrides import one_line
+from .._text import one_line
+from ..values import Arch, ComputeCapability, Gfx, Variant
 from .model import (
     PLATFORMS,
     BundledCuda,
@@ -60,11 +61,7 @@ TABLE_NAMES = (
 )
 ENV_VAR = "ENVCHECK_TABLES"
 
-_VARIANT = re.compile(r"^(cpu|cu\d{2,3}|rocm\d+(?:\.\d+)*|xpu)$")
-_ARCH = re.compile(r"^(sm|compute)_\d{2,3}[af]?$")
 _MINOR = re.compile(r"^\d+\.\d+$")
-_CC = re.compile(r"[0-9]+\.[0-9]+\Z")  # a compute capability: 8.0, 12.1
-_GFX = re.compile(r"gfx[0-9a-f]{3,4}\Z")  # an AMD LLVM target: gfx942, gfx90a, gfx1100
 
 
 class TableError(ValueError):
@@ -73,6 +70,12 @@ class TableError(ValueError):
 
     def __init__(self, message: str) -> None:
         super().__init__(one_line(message))
+
+
+def _plain_gfx(text: str) -> bool:
+    """A gfx target without target features (gfx942), as the tables name GPUs."""
+    parsed = Gfx.maybe(text)
+    return parsed is not None and not parsed.features
 
 
 def builtin_dir() -> Path:
@@ -113,12 +116,13 @@ class _Reader:
                 raise self.fail(f"{where}.{key}", f"expected a string, got {text!r}")
         return dict(value)
 
-    def capability(self, value: Any, where: str) -> str:
-        if not isinstance(value, str) or not _CC.match(value):  # match: anchored at the start
+    def capability(self, value: Any, where: str) -> ComputeCapability:
+        parsed = ComputeCapability.maybe(value) if isinstance(value, str) else None
+        if parsed is None:
             raise self.fail(where, f"{value!r} is not a compute capability")
-        return value
+        return parsed
 
-    def capabilities(self, value: Any, where: str) -> Tuple[str, ...]:
+    def capabilities(self, value: Any, where: str) -> Tuple[ComputeCapability, ...]:
         if not isinstance(value, list):
             raise self.fail(where, f"expected a list of compute capabilities, got {value!r}")
         return tuple(self.capability(c, where) for c in value)
@@ -220,7 +224,7 @@ def _variants(r: _Reader, values: Any, where: str) -> Optional[Tuple[str, ...]]:
     if not isinstance(values, list):
         raise r.fail(where, f"expected a list, got {values!r}")
     for v in values:
-        if not isinstance(v, str) or not _VARIANT.match(v):
+        if not isinstance(v, str) or Variant.maybe(v) is None:
             raise r.fail(where, f"{v!r} is not a wheel variant (cpu, cuXYZ, rocmX.Y, xpu)")
     return tuple(values)
 
@@ -234,13 +238,10 @@ def _arch_lists(r: _Reader, raw: Any, where: str) -> Dict[str, Tuple[str, ...]]:
         if not isinstance(arches, list) or not arches:
             raise r.fail(f"{where}.{variant}", "expected a non-empty list of sm_XY / compute_XY")
         for a in arches:
-            if not isinstance(a, str) or not _ARCH.match(a):
+            if not isinstance(a, str) or Arch.maybe(a) is None:
                 raise r.fail(f"{where}.{variant}", f"{a!r} is not sm_XY or compute_XY")
         out[variant] = tuple(arches)
     return out
-
-
-_GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
 
 
 def _gfx_lists(
@@ -257,7 +258,7 @@ def _gfx_lists(
         if not isinstance(targets, list) or not targets:
             raise r.fail(f"{where}.{variant}", "expected a non-empty list of gfx targets")
         for t in targets:
-            if not isinstance(t, str) or not _GFX.match(t):
+            if not isinstance(t, str) or not _plain_gfx(t):
                 raise r.fail(f"{where}.{variant}", f"{t!r} is not a gfx target such as gfx942")
         out[variant] = tuple(targets)
     return out
@@ -652,9 +653,7 @@ def _first_drivers(data: Dict[str, Any], file: str) -> Tuple[FirstDriver, ...]:
         where = f"gpu_first_driver.records[{i}]"
         if not isinstance(raw, dict):
             raise r.fail(where, "a record must be an object")
-        capability = r.get(raw, "capability", where, str)
-        if not re.fullmatch(r"\d+\.\d+", capability):
-            raise r.fail(f"{where}.capability", f"{capability!r} is not a compute capability")
+        capability = r.capability(r.get(raw, "capability", where, str), f"{where}.capability")
         branch = r.get(raw, "branch", where, int)
         if isinstance(branch, bool) or not 100 <= branch <= 9999:
             raise r.fail(f"{where}.branch", f"{branch!r} is not a driver branch")
@@ -710,14 +709,11 @@ def _gpu_arches(data: Dict[str, Any], file: str):
     rules = {}
     for arch, rule in r.get(sass_raw, "rules", "sass_compatibility", dict).items():
         where = f"sass_compatibility.rules.{arch}"
-        if not _ARCH.match(arch) or not isinstance(rule, dict):
+        if Arch.maybe(arch) is None or not isinstance(rule, dict):
             raise r.fail(where, "expected sm_XY -> {only} or {min, below[, except]}")
         only = r.capabilities(rule.get("only", []), f"{where}.only")
-        low, below = rule.get("min"), rule.get("below")
-        if low is not None:
-            r.capability(low, f"{where}.min")
-        if below is not None:
-            r.capability(below, f"{where}.below")
+        low = None if rule.get("min") is None else r.capability(rule["min"], f"{where}.min")
+        below = None if rule.get("below") is None else r.capability(rule["below"], f"{where}.below")
         if not only and not (low and below):
             raise r.fail(where, "needs 'only', or 'min' and 'below'")
         rules[arch] = SassRule(
@@ -737,7 +733,7 @@ def _gpu_arches(data: Dict[str, Any], file: str):
             cap = r.capability(r.get(raw, "capability", where, str), f"{where}.capability")
         elif raw.get("capability") is not None:
             raise r.fail(where, "has both a capability and a gfx target")
-        elif not _GFX.match(gfx):
+        elif not _plain_gfx(gfx):
             raise r.fail(f"{where}.gfx", f"{gfx!r} is not an AMD LLVM target (gfx942, gfx90a)")
         else:
             cap = None
@@ -760,7 +756,7 @@ def _installers(data: Dict[str, Any], file: str) -> Tuple[str, ...]:
     r.provenance(raw, "uv_torch_backends", ["values", "scope"])
     values = r.get(raw, "values", "uv_torch_backends", list)
     for v in values:
-        if not isinstance(v, str) or not (v == "auto" or _VARIANT.match(v)):
+        if not isinstance(v, str) or not (v == "auto" or Variant.maybe(v) is not None):
             raise r.fail("uv_torch_backends.values", f"{v!r} is not a backend name")
     return tuple(values)
 

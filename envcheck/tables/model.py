@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from ..values import ComputeCapability
+from ..values import Arch, ComputeCapability
 
 PLATFORMS = (
     "linux-x86_64",
@@ -306,7 +306,7 @@ class FirstDriver:
     """The first driver that supports GPUs of a compute capability at all: an older one
     does not see the GPU, whatever CUDA a build uses."""
 
-    capability: str
+    capability: ComputeCapability
     branch: int  # R570 -> 570
     linux: Optional[DriverVersion]  # the first version of the branch; None: only the branch
     windows: Optional[DriverVersion]
@@ -333,7 +333,7 @@ class Caveat:
 @dataclass(frozen=True)
 class Family:
     name: str
-    capabilities: Tuple[str, ...]
+    capabilities: Tuple[ComputeCapability, ...]
     first_cuda: Optional[Version]
     last_cuda_major: Optional[int]  # None: still supported
     last_driver_branch: Optional[int]  # None: still supported
@@ -344,40 +344,35 @@ class Family:
 class SassRule:
     """Which devices SASS compiled for one ``sm_XY`` runs on."""
 
-    only: Tuple[str, ...] = ()
-    min: Optional[str] = None
-    below: Optional[str] = None
-    exclude: Tuple[str, ...] = ()
+    only: Tuple[ComputeCapability, ...] = ()
+    min: Optional[ComputeCapability] = None
+    below: Optional[ComputeCapability] = None
+    exclude: Tuple[ComputeCapability, ...] = ()
 
-    def runs_on(self, cc: str) -> bool:
+    def runs_on(self, cc: ComputeCapability) -> bool:
         if self.only:
             return cc in self.only
         if self.min is None or self.below is None or cc in self.exclude:
             return False
-        key = capability_key(cc)
-        return capability_key(self.min) <= key < capability_key(self.below)
+        return self.min <= cc < self.below
 
 
 @dataclass(frozen=True)
 class GpuModel:
     name: str
-    capability: Optional[str]  # NVIDIA compute capability; None for an AMD GPU
+    capability: Optional[ComputeCapability]  # NVIDIA GPUs; None for an AMD GPU
     family: str
     segment: str
     gfx: Optional[str] = None  # AMD LLVM target ("gfx942"); None for an NVIDIA GPU
 
 
-_ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
-
-
 def sass_fallback_rule(arch: str) -> Optional[SassRule]:
     """SASS of sm_XY runs on X.Y up to the next major (NVIDIA's general rule)."""
-    match = _ARCH.match(arch)
-    if not match or match.group(3):
+    parsed = Arch.maybe(arch)
+    if parsed is None or parsed.suffix:
         return None
-    digits = match.group(2)
-    major, minor = int(digits[:-1]), int(digits[-1])
-    return SassRule(min=f"{major}.{minor}", below=f"{major + 1}.0")
+    cc = parsed.capability
+    return SassRule(min=cc, below=ComputeCapability(cc.major + 1, 0))
 
 
 @dataclass(frozen=True)
@@ -536,13 +531,13 @@ class Tables:
     def newest_driver_branch(self) -> int:
         return max(self.driver_branches)
 
-    def first_driver(self, capability: str) -> Optional[FirstDriver]:
+    def first_driver(self, capability: ComputeCapability) -> Optional[FirstDriver]:
         """The first driver for GPUs of ``capability``; None when the tables do not say."""
         return next((f for f in self.first_drivers if f.capability == capability), None)
 
     # ---------------------------------------------------------------- GPUs
 
-    def family(self, capability: str) -> Optional[Family]:
+    def family(self, capability: ComputeCapability) -> Optional[Family]:
         for fam in self.families:
             if capability in fam.capabilities:
                 return fam
@@ -551,25 +546,21 @@ class Tables:
             return next((f for f in self.families if f.name == model.family), None)
         return None
 
-    def knows_capability(self, capability: str) -> bool:
+    def knows_capability(self, capability: ComputeCapability) -> bool:
         """Whether the tables know GPUs of this compute capability at all: a family lists it,
         a GPU model has it, or a rule says which devices its ``sm_XY`` runs on (8.7, Jetson
         Orin, is in no family's list but is sm_87 and three named boards)."""
-        try:
-            sm = ComputeCapability.parse(capability).sm
-        except ValueError:
-            return False
         return (
             self.family(capability) is not None
             or any(g.capability == capability for g in self.gpus)
-            or sm in self.sass_rules
+            or capability.sm in self.sass_rules
         )
 
-    def sass_runs_on(self, arch: str, capability: str) -> bool:
+    def sass_runs_on(self, arch: str, capability: ComputeCapability) -> bool:
         rule = self.sass_rules.get(arch) or sass_fallback_rule(arch)
         return rule is not None and rule.runs_on(capability)
 
-    def capability_of(self, gpu_name: str) -> Optional[str]:
+    def capability_of(self, gpu_name: str) -> Optional[ComputeCapability]:
         """Compute capability of an NVIDIA GPU as NVML, nvidia-smi, lspci or a user names it.
 
         Those names add form factor and memory to the marketing name ("NVIDIA
