@@ -28,7 +28,6 @@ message; a query a GPU does not support is simply left None.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import re
@@ -46,6 +45,7 @@ from ..facts import (
     NvmlStatus,
     convert,
 )
+from ..facts_codec import to_plain
 from ..values import ComputeCapability
 from . import topology
 from ._files import read_first_line, read_text
@@ -167,7 +167,7 @@ def _serve(nvml: ModuleType, show_ids: bool) -> None:
     """The child's work: ask NVML, saying each call before it is made (the last one said
     is where a crash or a hang happened), then print the answer as one JSON line."""
     facts = _query_nvml(_Traced(nvml, lambda name: _say(f"{_MARK}step {name}\n")), show_ids)
-    _say(f"{_MARK}answer {json.dumps(dataclasses.asdict(facts))}\n")
+    _say(f"{_MARK}answer {json.dumps(to_plain(facts))}\n")
 
 
 def _serve_fresh(show_ids: bool) -> None:
@@ -175,7 +175,7 @@ def _serve_fresh(show_ids: bool) -> None:
         import pynvml
     except Exception as exc:
         failed = _failed("bindings_missing", str(exc))
-        _say(f"{_MARK}answer {json.dumps(dataclasses.asdict(failed))}\n")
+        _say(f"{_MARK}answer {json.dumps(to_plain(failed))}\n")
         return
     _serve(pynvml, show_ids)
 
