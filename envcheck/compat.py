@@ -465,7 +465,7 @@ def runtime_gfx_targets(facts: Facts) -> Optional[List[str]]:
     """The gfx targets (features dropped) a ROCm torch's get_arch_list() gave the deep
     probe; None when it did not run or gave CUDA architectures."""
     rt = facts.torch_runtime
-    if rt.status is not RuntimeStatus.OK or not rt.arch_list:
+    if rt.status != RuntimeStatus.OK or not rt.arch_list:
         return None
     targets = [a.target for a in rt.arch_list if isinstance(a, Gfx)]
     return targets if len(targets) == len(rt.arch_list) else None
@@ -474,7 +474,7 @@ def runtime_gfx_targets(facts: Facts) -> Optional[List[str]]:
 def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], str]:
     """The architectures the installed torch carries, and where that came from."""
     rt = facts.torch_runtime
-    if rt.status is RuntimeStatus.OK and rt.arch_list:
+    if rt.status == RuntimeStatus.OK and rt.arch_list:
         return [str(a) for a in rt.arch_list], "torch.cuda.get_arch_list()"
     version = parse_version(facts.torch.version)
     variant = Variant.of_build(

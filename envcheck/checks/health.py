@@ -22,7 +22,7 @@ def _gpu(facts: Facts, gpu: GpuFacts) -> List[Finding]:
     its memory, MIG and persistence state."""
     label = f"GPU {gpu.index} ({gpu.name or 'unknown'})"
     where = [label] + ([f"PCI {gpu.pci_bus_id}"] if gpu.pci_bus_id else [])
-    if gpu.status is GpuStatus.LOST:
+    if gpu.status == GpuStatus.LOST:
         return [
             RULES["GPU001"](
                 f"{label} has fallen off the bus",
@@ -32,7 +32,7 @@ def _gpu(facts: Facts, gpu: GpuFacts) -> List[Finding]:
             )
         ]
     findings = []
-    if gpu.status is GpuStatus.ERROR:
+    if gpu.status == GpuStatus.ERROR:
         findings.append(
             RULES["GPU007"](
                 f"NVML could not read {label}",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -15,7 +15,8 @@ from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
-from ..tables.model import parse_version
+from ..tables.model import Release, parse_version
+from ..values import Variant
 from ._util import torch_variant, torch_version
 
 _CU_SUFFIX = re.compile(r"^(nvidia-.+)-cu(\d+)$")
@@ -155,7 +156,7 @@ def _companions(facts: Facts, tables: Tables) -> List[Finding]:
     return findings
 
 
-def _triton(facts: Facts, release, variant) -> List[Finding]:
+def _triton(facts: Facts, release: Optional[Release], variant: Optional[Variant]) -> List[Finding]:
     """torch.compile on the GPU needs exactly the Triton torch pins: torch's own metadata
     (``Requires-Dist: triton==X``) says so first; the tables' bundled pin stands in for a
     torch whose metadata was not read. A pin in the metadata with no Triton installed is
@@ -168,7 +169,7 @@ def _triton(facts: Facts, release, variant) -> List[Finding]:
     if pinned is None:
         if release is None or variant is None:
             return []
-        pinned = release.bundled.get(variant, {}).get("triton")
+        pinned = release.bundled.get(str(variant), {}).get("triton")
         where = f"torch {release.minor} {variant} pins triton {pinned}"
     names = (project,) if project else ("triton", "pytorch-triton")
     triton = next((p for p in facts.torch.companions if p.name in names), None)

@@ -9,7 +9,7 @@ from typing import List, Optional, Tuple
 from packaging.version import Version
 
 from ..compat import sm_name, toolkit_misses
-from ..facts import Facts
+from ..facts import Facts, TorchRuntimeFacts
 from ..findings import Finding
 from ..probes import DEFAULT_TIMEOUT
 from ..rules import RULES
@@ -26,7 +26,7 @@ from ._util import (
 )
 
 # (pattern in the import error, cause, fix)
-_IMPORT_CAUSES: List[Tuple[re.Pattern, str, str]] = [
+_IMPORT_CAUSES: List[Tuple[re.Pattern[str], str, str]] = [
     (
         re.compile(
             r"(lib(?:cudnn|nvrtc|cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|nccl|nvJitLink|cupti)[\w.-]*): cannot open shared object file"
@@ -87,7 +87,7 @@ def _import(facts: Facts) -> List[Finding]:
     return []
 
 
-def _short_timeout(rt) -> Finding:
+def _short_timeout(rt: TorchRuntimeFacts) -> Finding:
     """The import outlived a limit the user made shorter than the default (``--timeout
     0.5``): that says the import is slower than the limit, not that the driver is wedged (a
     first import after an install takes seconds to tens of seconds). Whether torch works is

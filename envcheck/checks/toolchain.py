@@ -11,7 +11,7 @@ that covers the GPUs here. Each rule judges only what the probe looked at
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from ..facts import CompilerFacts, Facts
 from ..findings import Finding
@@ -159,7 +159,7 @@ def _cuda_home(facts: Facts) -> List[Finding]:
     ]
 
 
-def _arch_entries(value: str) -> Optional[List[tuple]]:
+def _arch_entries(value: str) -> Optional[List[Tuple[ComputeCapability, bool]]]:
     """TORCH_CUDA_ARCH_LIST ("7.5;8.0 8.6+PTX") as (capability, ptx) pairs; None when it
     holds names ("Ampere") or anything else this reading does not know."""
     out = []

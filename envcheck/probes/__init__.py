@@ -88,14 +88,8 @@ def probe(
     if deep and snap.get("torch_origin") and not in_process:
         deep_probe = DeepProbe(target, timeout=timeout, env=env)
 
-    from ..facts import Facts
-
-    facts = Facts(
-        envcheck_version=__version__,
-        collected_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        source="probe",
-    )
-    guarded = _Guarded(facts)
+    guarded = _Guarded(_new_facts())
+    facts = guarded.facts
     _static_steps(guarded, snap, env, root, nvml, show_ids)
     facts.python.chosen_because = chosen_because
     if in_process:
@@ -108,6 +102,16 @@ def probe(
         facts.torch_runtime = _runtime(guarded, deep, deep_probe, progress)
     apply_overrides(facts, overrides)
     return facts
+
+
+def _new_facts() -> Facts:
+    from ..facts import Facts
+
+    return Facts(
+        envcheck_version=__version__,
+        collected_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        source="probe",
+    )
 
 
 class _Guarded:

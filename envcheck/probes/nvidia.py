@@ -266,7 +266,7 @@ def _query_topology(nvml: ModuleType, gpus: List[GpuFacts]) -> List[GpuPairFacts
     """NVLinks and CPU affinity per GPU, then every pair's path and P2P status."""
     handles = []
     for gpu in gpus:
-        if gpu.status is GpuStatus.LOST:
+        if gpu.status == GpuStatus.LOST:
             continue
         try:
             handle = nvml.nvmlDeviceGetHandleByIndex(gpu.index)
@@ -278,10 +278,11 @@ def _query_topology(nvml: ModuleType, gpus: List[GpuFacts]) -> List[GpuPairFacts
 
 
 def _cuda_driver_version_fn(nvml: ModuleType) -> Callable[[], Any]:
-    return (
+    fn: Callable[[], Any] = (
         getattr(nvml, "nvmlSystemGetCudaDriverVersion_v2", None)
         or nvml.nvmlSystemGetCudaDriverVersion
     )
+    return fn
 
 
 def _system_call(nvml: ModuleType, fn: Callable[[], Any]) -> Any:
@@ -314,7 +315,7 @@ class _Asker:
             gpu.errors[query] = f"{code}: {message}"
             if isinstance(exc, nvml.NVMLError) and exc.value == self.lost:
                 gpu.status = GpuStatus.LOST
-            elif gpu.status is GpuStatus.OK:
+            elif gpu.status == GpuStatus.OK:
                 gpu.status = GpuStatus.ERROR
             return None
 
@@ -327,7 +328,7 @@ def _query_gpu(nvml: ModuleType, names: Dict[int, str], index: int, show_ids: bo
         return gpu
     name = ask("name", nvml.nvmlDeviceGetName, handle)
     gpu.name = _text(name) if name is not None else None
-    if gpu.status is GpuStatus.LOST:  # every later query would say the same
+    if gpu.status == GpuStatus.LOST:  # every later query would say the same
         return gpu
     _query_identity(ask, handle, show_ids)
     _query_memory(ask, handle)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from .. import _proc
 from .._child import torch_deep as child_script
@@ -100,7 +100,9 @@ def describe_imported(torch: Any) -> TorchRuntimeFacts:
     records: Dict[str, Any] = {"stage": "start"}
     start = time.monotonic()
     try:
-        child_script.describe(torch, lambda **record: records.update(record))
+        # the child script is typed loosely (it runs in interpreters as old as 3.6)
+        describe: Callable[[Any, Callable[..., None]], None] = child_script.describe
+        describe(torch, lambda **record: records.update(record))
     except Exception as exc:  # a torch too odd for the queries: say so, as the child would
         facts = TorchRuntimeFacts(stage=str(records.get("stage")), status=RuntimeStatus.ERROR)
         facts.error = f"{type(exc).__name__}: {exc}"

@@ -103,7 +103,7 @@ def _links(data: Dict[str, Any], path: str) -> LinkTable:
     return LinkTable(data["as_of"], nvlink, tuple(pcie), sizes, channels)
 
 
-def load_tables(directory: Optional[os.PathLike] = None) -> Tables:
+def load_tables(directory: Optional[os.PathLike[str]] = None) -> Tables:
     """Load every table; ``directory`` files replace the built-in ones they name."""
     builtin = builtin_dir()
     user = Path(directory) if directory else None

@@ -124,6 +124,6 @@ def read_conda_pytorch(data: Dict[str, Any], file: str) -> CondaChannel:
 
 
 def _opt_text_version(r: Reader, raw: Any, key: str, where: str) -> Optional[str]:
-    value = raw.get(key)
+    value: Optional[str] = raw.get(key)
     r.opt_version(value, f"{where}.{key}")
     return value

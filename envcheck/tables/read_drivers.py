@@ -24,7 +24,9 @@ from .reader import MINOR, Reader, TableError, variants
 # --------------------------------------------------------------------------- CUDA and drivers
 
 
-def read_cuda_driver(data: Dict[str, Any], file: str):
+def read_cuda_driver(
+    data: Dict[str, Any], file: str
+) -> Tuple[Tuple[Toolkit, ...], Dict[int, MinorCompat], Tuple[Caveat, ...], Dict[int, str]]:
     r = Reader(file, {})
     toolkits = []
     for i, raw in enumerate(r.get(data, "toolkits", "document", list)):
@@ -49,7 +51,7 @@ def read_cuda_driver(data: Dict[str, Any], file: str):
     keys = [(t.cuda.major, t.cuda.minor) for t in toolkits]
     if len(set(keys)) != len(keys):
         raise TableError(f"{file}: toolkits: a CUDA version is listed twice")
-    compat = {}
+    compat: Dict[int, MinorCompat] = {}
     for i, raw in enumerate(r.get(data, "minor_version_compatibility", "document", list)):
         where = f"minor_version_compatibility[{i}]"
         major = r.get(raw, "cuda_major", where, int)

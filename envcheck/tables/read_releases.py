@@ -108,13 +108,8 @@ def _release(r: Reader, raw: Any, where: str) -> Release:
         variants(r, [variant], f"{where}.default_variant.{plat}")
     compatible = _compatible(r, raw, where)
     bundled = _bundled(r, raw, where)
-    xpu = var.get("xpu")
-    if xpu is not None and not isinstance(xpu, bool):
-        raise r.fail(f"{where}.variants.xpu", f"expected true, false or null, got {xpu!r}")
-    cpu = var.get("cpu", True)
+    xpu, cpu = _xpu_cpu(r, var, where)
     rocm = variants(r, var.get("rocm"), f"{where}.variants.rocm")
-    if not isinstance(cpu, bool):
-        raise r.fail(f"{where}.variants.cpu", f"expected true or false, got {cpu!r}")
     per_platform = _per_platform(r, raw, where, platforms, version_texts)
     return Release(
         minor=minor,
@@ -148,6 +143,17 @@ def _release(r: Reader, raw: Any, where: str) -> Release:
         ),
         **per_platform,
     )
+
+
+def _xpu_cpu(r: Reader, var: Dict[str, Any], where: str) -> Tuple[Optional[bool], bool]:
+    """Whether the release has XPU wheels (None: not known) and CPU wheels."""
+    xpu = var.get("xpu")
+    if xpu is not None and not isinstance(xpu, bool):
+        raise r.fail(f"{where}.variants.xpu", f"expected true, false or null, got {xpu!r}")
+    cpu = var.get("cpu", True)
+    if not isinstance(cpu, bool):
+        raise r.fail(f"{where}.variants.cpu", f"expected true or false, got {cpu!r}")
+    return xpu, cpu
 
 
 def _versions(r: Reader, texts: List[Any], where: str, minor: str) -> Tuple[Version, ...]:

@@ -46,7 +46,9 @@ class Reader:
     def fail(self, where: str, message: str) -> TableError:
         return TableError(f"{self.file}: {where}: {message}")
 
-    def get(self, obj: Mapping[str, Any], key: str, where: str, kind: type, optional=False) -> Any:
+    def get(
+        self, obj: Mapping[str, Any], key: str, where: str, kind: type, optional: bool = False
+    ) -> Any:
         if not isinstance(obj, dict):
             raise self.fail(where, f"expected an object, got {type(obj).__name__}")
         if key not in obj or obj[key] is None:
