@@ -18,7 +18,7 @@ from packaging.version import Version
 from . import builds
 from .facts import Facts, RuntimeStatus, SystemFacts
 from .tables.model import Tables, parse_driver, parse_version
-from .values import Arch, ComputeCapability, Gfx, Platform, Variant
+from .values import Arch, ComputeCapability, Gfx, OsFamily, Platform, Variant
 
 INDEX_URL = "https://download.pytorch.org/whl/"
 
@@ -50,7 +50,7 @@ def torch_variant(facts: Facts) -> Optional[Variant]:
 
 
 def has_amd_gpu(facts: Facts) -> bool:
-    return bool(facts.amd.gpus) and facts.system.os == "Linux"
+    return bool(facts.amd.gpus) and facts.system.family is OsFamily.LINUX
 
 
 def has_nvidia_gpu(facts: Facts) -> bool:
@@ -236,7 +236,7 @@ def forward_compat_way_out(
     drv = parse_driver(facts.nvidia.driver_version)
     if fc is None:
         return None, "forward compatibility is not in the tables"
-    if fc.linux_only and facts.system.os != "Linux":
+    if fc.linux_only and facts.system.family is not OsFamily.LINUX:
         return None, "forward compatibility (cuda-compat) exists on Linux only"
     names = [g.name or f"GPU {g.index}" for g in facts.nvidia.gpus]
     if not names:
@@ -485,7 +485,7 @@ def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], 
     release = tables.release(version)
     if release is None:
         return None, f"torch {version} is not in the tables"
-    windows = facts.system.os == "Windows"  # Windows builds have their own lists
+    windows = facts.system.family is OsFamily.WINDOWS  # Windows builds have their own lists
     arches = release.arch_list(str(variant), facts.system.machine.lower(), windows)
     if arches is None:
         where = " on Windows" if windows else ""

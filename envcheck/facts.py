@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from .facts_codec import FactsError, build, convert, field_type, kind_of, to_plain
-from .values import ComputeCapability, GpuArch, Variant
+from .values import ComputeCapability, GpuArch, OsFamily, Variant
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -128,6 +128,11 @@ class SystemFacts:
     disks: List[DiskFacts] = field(default_factory=list)
     iommu_cmdline: List[str] = field(default_factory=list)  # iommu= words of /proc/cmdline
     nics: List[NicFacts] = field(default_factory=list)  # network devices with a PCI function
+
+    @property
+    def family(self) -> Optional[OsFamily]:
+        """linux, macos or windows: the OS family ``os`` names; None for another system."""
+        return OsFamily.of_system(self.os)
 
 
 # --------------------------------------------------------------------------- python

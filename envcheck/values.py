@@ -196,8 +196,17 @@ class OsFamily(str, enum.Enum):
     WINDOWS = "windows"
     MACOS = "macos"
 
+    @classmethod
+    def of_system(cls, name: Optional[str]) -> Optional[OsFamily]:
+        """The family of ``platform.system()``'s name (Linux, Darwin, Windows); None for
+        any other system, or none named."""
+        return _SYSTEMS.get(name or "")
+
     def __str__(self) -> str:
         return self.value
+
+
+_SYSTEMS = {"Linux": OsFamily.LINUX, "Darwin": OsFamily.MACOS, "Windows": OsFamily.WINDOWS}
 
 
 _ARCHES = ("x86_64", "aarch64", "arm64")
@@ -228,12 +237,13 @@ class Platform:
         arch = _MACHINE.get((machine or "").lower())
         if arch is None:
             return None
-        if os_name == "Linux":
-            return cls(OsFamily.LINUX, arch)
-        if os_name == "Darwin":
-            return cls(OsFamily.MACOS, "arm64" if arch == "aarch64" else "x86_64")
-        if os_name == "Windows":  # ARM64: CPU wheels on PyTorch's index from 2.8
-            return cls(OsFamily.WINDOWS, "arm64" if arch == "aarch64" else arch)
+        family = OsFamily.of_system(os_name)
+        if family is OsFamily.LINUX:
+            return cls(family, arch)
+        if family is OsFamily.MACOS:
+            return cls(family, "arm64" if arch == "aarch64" else "x86_64")
+        if family is OsFamily.WINDOWS:  # ARM64: CPU wheels on PyTorch's index from 2.8
+            return cls(family, "arm64" if arch == "aarch64" else arch)
         return None
 
     @property

@@ -8,6 +8,7 @@ from ..facts import Facts, GpuFacts, GpuStatus
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
+from ..values import OsFamily
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
@@ -52,7 +53,11 @@ def _gpu(facts: Facts, gpu: GpuFacts) -> List[Finding]:
                 "disable MIG (`nvidia-smi -i INDEX -mig 0`, then reset).",
             )
         )
-    if facts.system.os == "Linux" and gpu.ecc_mode is not None and gpu.persistence_mode is False:
+    if (
+        facts.system.family is OsFamily.LINUX
+        and gpu.ecc_mode is not None
+        and gpu.persistence_mode is False
+    ):
         findings.append(
             RULES["GPU006"](
                 f"Persistence mode is off on {label}",

@@ -8,10 +8,11 @@ from typing import List
 from .._text import size
 from ..containers import FIX as CONTAINER_FIX
 from ..containers import started_without_gpus
-from ..facts import Facts
+from ..facts import Facts, RuntimeStatus
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
+from ..values import OsFamily
 
 GiB = 1024**3
 SHM_WARN = 1 * GiB
@@ -162,7 +163,8 @@ def _container_without_gpus(facts: Facts) -> List[Finding]:
 
 def _mps(facts: Facts) -> List[Finding]:
     rt, s = facts.torch_runtime, facts.system
-    if s.os != "Darwin" or rt.status != "ok" or rt.mps_available is not False:
+    macos = s.family is OsFamily.MACOS
+    if not macos or rt.status != RuntimeStatus.OK or rt.mps_available is not False:
         return []
     if rt.mps_built is False:
         why = "this torch was built without MPS"

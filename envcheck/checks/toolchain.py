@@ -17,7 +17,7 @@ from ..facts import CompilerFacts, Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
-from ..values import ComputeCapability
+from ..values import ComputeCapability, OsFamily
 from ._util import has_nvidia_gpu
 
 # torch/_inductor/exc.py (torch 2.13, read here): "Triton only supports devices of CUDA Capability >= 7.0"
@@ -46,9 +46,9 @@ def _distro_packages(facts: Facts, what: str) -> str:
     s, py = facts.system, facts.python
     xy = ".".join(py.version.split(".")[:2]) if py.version else "3"
     distro = f"{s.distro_id or ''} {s.distro_name or ''}".lower()
-    if s.os == "Darwin":
+    if s.family is OsFamily.MACOS:
         return "`xcode-select --install` (the Command Line Tools)"
-    if s.os == "Windows":
+    if s.family is OsFamily.WINDOWS:
         return (
             'Visual Studio Build Tools with "Desktop development with C++", then use the '
             '"x64 Native Tools" prompt'

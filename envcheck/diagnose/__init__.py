@@ -263,8 +263,7 @@ def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
                 rt = f.torch_runtime
                 if not rt.arch_list and rt.status in ("skipped", "ok"):
                     # torch printed its get_arch_list(): the deep probe's own fact
-                    rt.status = RuntimeStatus.OK
-                    rt.arch_list = [Arch.parse(a) for a in arches[:40]]
+                    rt.status, rt.arch_list = RuntimeStatus.OK, [Arch.parse(a) for a in arches[:40]]
         elif fact == "cuda_driver_version":
             if number:
                 f.nvidia.cuda_driver_version = cuda_version_from_int(int(number))

@@ -91,14 +91,9 @@ def _detectron2_table(lines: List[str], reading: Reading) -> None:
         if gpu:  # "GPU 0,1  Tesla V100-SXM2-16GB (arch=7.0)"
             name = re.sub(r"\s*\(arch=[\d.]+\)\s*$", "", val)
             arch = re.search(r"\(arch=(\d{1,2}\.\d)\)", val)
+            cc = ComputeCapability.maybe(arch.group(1)) if arch else None
             for i in gpu.group(1).split(","):
-                gpus.append(
-                    GpuFacts(
-                        index=int(i),
-                        name=name,
-                        compute_capability=ComputeCapability.maybe(arch and arch.group(1)),
-                    )
-                )
+                gpus.append(GpuFacts(index=int(i), name=name, compute_capability=cc))
             continue
         rows.setdefault(key.lower(), val)
     if not any(k in rows for k in ("detectron2", "mmcv", "mmcv compiler", "detectron2 arch flags")):
