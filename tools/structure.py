@@ -83,10 +83,11 @@ LAYERS: List[Tuple[str, ...]] = [
 ]
 
 
-def modules() -> Dict[str, Path]:
+def modules(package: Path = PACKAGE) -> Dict[str, Path]:
+    """Every module of ``package`` by its dotted name."""
     found = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
         found[".".join(parts)] = path
@@ -213,9 +214,11 @@ def mypy_errors() -> List[str]:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-mypy", action="store_true", help="leave out the mypy figure")
+    parser.add_argument("--package", type=Path, default=PACKAGE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
-    known = modules()
+    known = modules(args.package)
+    base = args.package.parent
     graph = {name: imports(name, path, known) for name, path in known.items()}
     figures: List[Tuple[str, List[str]]] = []
 
@@ -234,13 +237,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     for path in known.values():
         lines = len(path.read_text(encoding="utf-8").splitlines())
         if lines > MAX_MODULE_LINES:
-            sizes.append(f"{path.relative_to(ROOT)}: {lines} lines")
+            sizes.append(f"{path.relative_to(base)}: {lines} lines")
     figures.append((f"modules over {MAX_MODULE_LINES} lines", sizes))
 
     functions = []
     for path in known.values():
         for function, line, length in long_functions(path):
-            functions.append(f"{path.relative_to(ROOT)}:{line} {function}: {length} lines")
+            functions.append(f"{path.relative_to(base)}:{line} {function}: {length} lines")
     figures.append((f"functions over {MAX_FUNCTION_LINES} lines", functions))
 
     if not args.no_mypy:
