@@ -441,9 +441,7 @@ def evaluate(req: Requirements, facts: Facts) -> List[Finding]:
             )
     caps = gpu_capabilities(facts)
     if req.compute_capability is not None:
-        low = [
-            (n, c) for n, c in caps if capability_key(c) < capability_key(req.compute_capability)
-        ]
+        low = [(n, c) for n, c in caps if c < capability_key(req.compute_capability)]
         for name, cc in low:
             out.append(
                 RULES["REQ006"](

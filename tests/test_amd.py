@@ -9,6 +9,7 @@ import pytest
 from envcheck.facts import AmdFacts, AmdGpuFacts, Facts, GpuFacts
 from envcheck.install import Wish, render, resolve
 from envcheck.probes.amd import gfx_name, probe_amd
+from envcheck.values import ComputeCapability, parse_gpu_arch
 from tests.fixtures import TABLES, report_of
 
 PROFILES = Path(__file__).parent / "profiles"
@@ -149,11 +150,13 @@ def test_an_amd_gpu_whose_gfx_was_not_read_is_arc004_not_fine() -> None:
 def test_deep_probe_gfx_list_wins_over_the_tables() -> None:
     facts = rocm_torch(amd_box(), "2.6.0+rocm6.2.4")  # not in the tables
     facts.torch_runtime.status = "ok"
-    facts.torch_runtime.arch_list = ["gfx900", "gfx906", "gfx1100"]
+    facts.torch_runtime.arch_list = [parse_gpu_arch(a) for a in ["gfx900", "gfx906", "gfx1100"]]
     (arc,) = [f for f in report_of(facts).findings if f.code.startswith("ARC")]
     assert arc.code == "ARC001" and "gfx942" in arc.title
     assert arc.evidence[0] == "torch.cuda.get_arch_list(): gfx900 gfx906 gfx1100"
-    facts.torch_runtime.arch_list = ["gfx90a", "gfx942:sramecc+:xnack-"]
+    facts.torch_runtime.arch_list = [
+        parse_gpu_arch(a) for a in ["gfx90a", "gfx942:sramecc+:xnack-"]
+    ]
     assert [f.code for f in report_of(facts).findings if f.code.startswith("ARC")] == []
 
 
@@ -281,16 +284,20 @@ def test_the_tables_know_a_capability_from_a_gpu_model_or_an_sm_rule() -> None:
     from envcheck.tables import load_tables
 
     shipped = load_tables()
-    assert shipped.knows_capability("8.7")  # Jetson Orin: no family lists it; sm_87 does
-    assert shipped.knows_capability("9.0") and not shipped.knows_capability("19.5")
-    assert TABLES.knows_capability("8.7")
-    assert not shipped.knows_capability("not a capability")
+    cc = ComputeCapability.parse
+    assert shipped.knows_capability(cc("8.7"))  # Jetson Orin: no family lists it; sm_87 does
+    assert shipped.knows_capability(cc("9.0")) and not shipped.knows_capability(cc("19.5"))
+    assert TABLES.knows_capability(cc("8.7"))
+    # junk never reaches the question: it is not a capability at all
+    assert ComputeCapability.maybe("not a capability") is None
 
 
 def test_drv002_on_a_jetson_says_jetpack() -> None:
     facts = jetson_box()
     facts.nvidia.driver_version, facts.nvidia.cuda_driver_version = "540.4.0", "12.6"
-    facts.nvidia.gpus = [GpuFacts(index=0, name="Orin (nvgpu)", compute_capability="8.7")]
+    facts.nvidia.gpus = [
+        GpuFacts(index=0, name="Orin (nvgpu)", compute_capability=ComputeCapability.parse("8.7"))
+    ]
     facts.torch.installed, facts.torch.version, facts.torch.cuda = True, "2.13.0+cu128", "12.8"
     (drv002,) = [f for f in report_of(facts).findings if f.code == "DRV002"]
     assert "upgrade JetPack (L4T), which brings the driver" in (drv002.fix or ""), drv002.fix

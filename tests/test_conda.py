@@ -21,6 +21,7 @@ from envcheck.cli import cli
 from envcheck.facts import Facts, PythonFacts
 from envcheck.install import Wish, render, resolve
 from envcheck.tables import load_tables
+from envcheck.values import ComputeCapability
 from tests.fixtures import TABLES  # the resolver's logic on the frozen tables
 from tests.runner import envcheck
 
@@ -173,7 +174,9 @@ def test_auto_variant_on_a_gpu_machine_picks_among_conda_builds() -> None:
     facts.system.os = "Linux"
     facts.system.machine = "x86_64"
     facts.nvidia.driver_version = "470.82.01"
-    facts.nvidia.gpus = [GpuFacts(index=0, name="Tesla T4", compute_capability="7.5")]
+    facts.nvidia.gpus = [
+        GpuFacts(index=0, name="Tesla T4", compute_capability=ComputeCapability.parse("7.5"))
+    ]
     wish = Wish(torch="1.10.1", python="3.9", platform="linux-x86_64", manager="conda")
     plan = resolve(facts, SHIPPED, wish, "linux-x86_64")
     assert plan.ok, plan.conflicts

@@ -7,11 +7,13 @@ import pytest
 
 from envcheck.facts import Facts, GpuFacts
 from envcheck.install import Wish, resolve
-from envcheck.values import Severity
+from envcheck.values import ComputeCapability, Severity
 from tests.fixtures import TABLES, finding, profile, report_of
 
-RTX5090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 5090", compute_capability="12.0")
-GB10 = GpuFacts(index=0, name="NVIDIA GB10", compute_capability="12.1")
+RTX5090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 5090", compute_capability=ComputeCapability.parse("12.0")
+)
+GB10 = GpuFacts(index=0, name="NVIDIA GB10", compute_capability=ComputeCapability.parse("12.1"))
 
 
 def _box(gpu: GpuFacts, driver: str, os_name: str = "Linux") -> Facts:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from envcheck.facts import Facts, GpuFacts, TorchFacts
 from envcheck.install import Wish, resolve
-from envcheck.values import Severity
+from envcheck.values import ComputeCapability, Severity
 from tests.fixtures import TABLES, finding, profile, report_of
 
-RTX5090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 5090", compute_capability="12.0")
-RTX4090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
+RTX5090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 5090", compute_capability=ComputeCapability.parse("12.0")
+)
+RTX4090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 4090", compute_capability=ComputeCapability.parse("8.9")
+)
 
 
 def _box(gpu: GpuFacts, torch: str = "", cuda: str = "") -> Facts:

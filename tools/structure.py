@@ -40,6 +40,8 @@ LAYERS: List[Tuple[str, ...]] = [
     (
         "envcheck._version",
         "envcheck.values",
+        "envcheck._text",
+        "envcheck._progress",
         "envcheck.exitcodes",
         "envcheck._proc",
         "envcheck._stdout",
@@ -51,6 +53,7 @@ LAYERS: List[Tuple[str, ...]] = [
         "envcheck.containers",
         "envcheck.target",
         "envcheck.facts",
+        "envcheck.facts_codec",
         "envcheck.findings",
         "envcheck.verdict",
     ),

@@ -7,13 +7,12 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
-from ..compat import (  # noqa: F401 - re-exported for the checks
-    has_amd_gpu,
-    has_nvidia_gpu,
-    platform_of,
-    torch_variant,
-    torch_version,
-)
+# Re-exported for the checks.
+from ..compat import has_amd_gpu as has_amd_gpu
+from ..compat import has_nvidia_gpu as has_nvidia_gpu
+from ..compat import platform_of as platform_of
+from ..compat import torch_variant as torch_variant
+from ..compat import torch_version as torch_version
 from ..facts import Facts
 from ..tables import Tables
 from ..values import Variant

@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from ..facts import Facts, GpuFacts
+from ..facts import Facts, GpuFacts, RuntimeStatus
 from ..findings import Finding
 from ..probes.nvidia import cuda_version_from_int
 from ..rules import DETAILS, RULES, with_details
 from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
-from ..values import ComputeCapability, Severity
+from ..values import Arch, ComputeCapability, Severity
 from .collect_env import read_collect_env
 from .dumps import read_dumps
 from .fragments import read_fragments
@@ -198,7 +198,7 @@ def case_of(rule: MessageRule, reading: Reading) -> Optional[MessageCase]:
     """The first of the message's cases whose conditions the text's facts meet (an unknown
     fact meets no condition, so the general meaning stands)."""
     f = reading.facts
-    caps = [ComputeCapability.maybe(g.compute_capability) for g in f.nvidia.gpus]
+    caps = [g.compute_capability for g in f.nvidia.gpus]
     known = [c for c in caps if c is not None]
 
     def holds(name: str, want: str) -> bool:
@@ -246,7 +246,7 @@ def _nvidia_fact(fact: str, raw: str, reading: Reading) -> None:
     f = reading.facts
     number = _digits(raw)
     if fact == "gpu_capability":
-        cc = _capability(raw)
+        cc = ComputeCapability.maybe(_capability(raw))
         if cc and not any(g.compute_capability == cc for g in f.nvidia.gpus):
             if f.nvidia.gpus and not any(g.compute_capability for g in f.nvidia.gpus):
                 f.nvidia.gpus[0].compute_capability = cc
@@ -286,7 +286,7 @@ def _torch_fact(fact: str, raw: str, reading: Reading) -> None:
             rt = f.torch_runtime
             if not rt.arch_list and rt.status in ("skipped", "ok"):
                 # torch printed its get_arch_list(): the deep probe's own fact
-                rt.status, rt.arch_list = "ok", arches[:40]
+                rt.status, rt.arch_list = RuntimeStatus.OK, [Arch.parse(a) for a in arches[:40]]
     elif fact == "nvcc_version" and _DOTTED.fullmatch(raw):
         f.toolkit.nvcc_version = f.toolkit.nvcc_version or raw
         reading.observed.add("toolkit")

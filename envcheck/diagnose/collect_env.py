@@ -9,7 +9,14 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from ..facts import AmdGpuFacts, CondaPackageFacts, Facts, GpuFacts, PackageFacts
+from ..facts import (
+    AmdGpuFacts,
+    CondaPackageFacts,
+    Facts,
+    GpuFacts,
+    PackageFacts,
+    RuntimeStatus,
+)
 from ..probes.packages import normalise
 from .reading import MAX_GPUS, Reading, at_most, cuda_of_local, lines_of, value
 
@@ -126,7 +133,7 @@ def _torch(fields: Dict[str, str], reading: Reading) -> None:
     if torch is not None and "cuda_available" in fields:
         reading.observed.add("torch_runtime")
         rt = f.torch_runtime
-        rt.status, rt.version, rt.cuda = "ok", torch, f.torch.cuda
+        rt.status, rt.version, rt.cuda = RuntimeStatus.OK, torch, f.torch.cuda
         rt.cuda_available = {"true": True, "false": False}.get(
             (fields["cuda_available"] or "").lower()
         )

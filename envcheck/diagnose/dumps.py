@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Tuple
 
-from ..facts import GpuFacts, PackageFacts
+from ..facts import GpuFacts, PackageFacts, RuntimeStatus
 from ..probes.toolkit import parse_nvcc_version
+from ..values import Arch, ComputeCapability
 from .collect_env import platform_string, read_library_lines
 from .reading import Reading, lines_of, set_python, set_torch
 
@@ -94,10 +95,9 @@ def _d2_rows(lines: List[str]) -> Tuple[Dict[str, str], List[GpuFacts]]:
         if gpu:  # "GPU 0,1  Tesla V100-SXM2-16GB (arch=7.0)"
             name = re.sub(r"\s*\(arch=[\d.]+\)\s*$", "", val)
             arch = re.search(r"\(arch=(\d{1,2}\.\d)\)", val)
+            cc = ComputeCapability.maybe(arch.group(1)) if arch else None
             for i in gpu.group(1).split(","):
-                gpus.append(
-                    GpuFacts(index=int(i), name=name, compute_capability=arch and arch.group(1))
-                )
+                gpus.append(GpuFacts(index=int(i), name=name, compute_capability=cc))
             continue
         rows.setdefault(key.lower(), val)
     return rows, gpus
@@ -172,7 +172,7 @@ def _bullets(lines: List[str], reading: Reading) -> None:
                 gpu = re.search(r"\((True|False)\)", val)
                 if gpu and "torch_runtime" not in reading.observed:
                     rt = reading.facts.torch_runtime
-                    rt.status, rt.version = "ok", version.group(1)
+                    rt.status, rt.version = RuntimeStatus.OK, version.group(1)
                     rt.cuda = reading.facts.torch.cuda
                     rt.cuda_available = gpu.group(1) == "True"
                     reading.observed.add("torch_runtime")
@@ -398,7 +398,8 @@ def _torch_config(lines: List[str], reading: Reading) -> None:
         if flags and not rt.arch_list and rt.status in ("skipped", "ok"):
             arches = re.findall(r"code=\[?((?:sm|compute)_\d{2,3}a?)", flags.group(1))
             if arches:
-                rt.status, rt.arch_list = "ok", sorted(set(arches), key=arches.index)[:40]
+                unique = sorted(set(arches), key=arches.index)[:40]
+                rt.status, rt.arch_list = RuntimeStatus.OK, [Arch.parse(a) for a in unique]
     reading.pieces.append("torch.__config__.show()")
 
 

@@ -7,6 +7,7 @@ import re
 from typing import List, Optional, Tuple
 
 from ..facts import GpuFacts
+from ..values import ComputeCapability
 from .reading import MAX_GPUS, Reading, at_most, lines_of
 
 _SMI_HEAD = re.compile(
@@ -124,7 +125,7 @@ def _csv_gpus(lines: List[str], reading: Reading) -> List[GpuFacts]:
             gpu = GpuFacts(index=len(gpus), name=cell.get("name"))
             cc = cell.get("compute_cap")
             if cc and re.fullmatch(r"\d+\.\d", cc):
-                gpu.compute_capability = cc
+                gpu.compute_capability = ComputeCapability.maybe(cc)
             mem = re.match(r"(\d{1,12})", cell.get("memory.total [mib]", ""))
             if mem:
                 gpu.memory_total = int(mem.group(1)) * MiB

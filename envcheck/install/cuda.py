@@ -22,7 +22,7 @@ from ..compat import (
 from ..facts import Facts
 from ..tables import Tables
 from ..tables.model import Release
-from ..values import Platform, Variant
+from ..values import ComputeCapability, Platform, Variant
 from .reasons import Blocker, Unknown, Why
 from .releases import cuda_names
 
@@ -229,9 +229,9 @@ def releases_with_kernels(
     return out
 
 
-def gpu_names(facts: Facts) -> List[Tuple[str, str]]:
+def gpu_names(facts: Facts) -> List[Tuple[str, ComputeCapability]]:
     """(name, compute capability) of each distinct NVIDIA GPU model here."""
-    seen: Dict[str, str] = {}
+    seen: Dict[str, ComputeCapability] = {}
     for gpu in facts.nvidia.gpus:
         if gpu.compute_capability:
             seen.setdefault(gpu.name or f"GPU {gpu.index}", gpu.compute_capability)

@@ -7,7 +7,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 from packaging.version import Version
 
-from ..compat import has_amd_gpu, torch_variant, torch_version
+from ..compat import has_amd_gpu, runtime_gfx_targets, torch_variant, torch_version
 from ..facts import Facts
 from ..tables.model import Release
 from ..values import Platform, Variant
@@ -64,17 +64,13 @@ def _installed_targets(
     """The gfx targets the installed build carries (the deep probe's get_arch_list()), when
     it is this version and variant and that list was read."""
     installed = torch_version(facts)
-    rt = facts.torch_runtime
     if (
         installed is not None
         and version is not None
         and Version(installed.base_version) == version
         and torch_variant(facts) == variant
-        and rt.status == "ok"
-        and rt.arch_list
-        and all(a.startswith("gfx") for a in rt.arch_list)
     ):
-        return [a.split(":")[0] for a in rt.arch_list]
+        return runtime_gfx_targets(facts)
     return None
 
 

@@ -109,7 +109,7 @@ def _kernel_ways_out(
     low = min(Version(r.minor) for r in usable)
     newer = [m for m in with_kernels if Version(m) > low]
     older = [m for m in with_kernels if Version(m) < low]
-    gpus = ", ".join(f"{g} (sm_{cc.replace('.', '')})" for g, cc in gpu_names(facts))
+    gpus = ", ".join(f"{g} ({cc.sm})" for g, cc in gpu_names(facts))
     if newer:
         plan.ways_out.append(
             f"torch {newer[0]} is the first newer release with kernels for {gpus} "

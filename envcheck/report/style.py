@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from typing import IO, Mapping, Optional
 
+from .._text import size as size  # moved down: checks use it too
+
 
 def use_color(stream: IO[str], environ: Optional[Mapping[str, str]] = None) -> bool:
     env = os.environ if environ is None else environ
@@ -39,15 +41,3 @@ class Style:
             return text
         codes = ";".join(self._CODES[s] for s in styles)
         return f"\033[{codes}m{text}\033[0m"
-
-
-def size(n: Optional[int]) -> str:
-    """Bytes in binary units, as nvidia-smi and free -h print them: 80.0 GiB."""
-    if n is None:
-        return "?"
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")

@@ -1,0 +1,26 @@
+"""Text helpers every layer may use: messages that must stay on one line, sizes."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    """A message with its control characters escaped: a key or path that holds a newline
+    must not split the one-line error."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def size(n: Optional[int]) -> str:
+    """Bytes in binary units, as nvidia-smi and free -h print them: 80.0 GiB."""
+    if n is None:
+        return "?"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
