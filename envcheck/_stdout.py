@@ -105,7 +105,7 @@ class ReaderMayClose(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, text: str) -> int:  # type: ignore[override]
+    def write(self, text: str) -> int:
         if isinstance(text, (bytes, bytearray)):  # click's shell completion echoes bytes
             text = bytes(text).decode(_bytes_encoding(self.encoding), "replace")
         if not self.reader_closed:
@@ -139,6 +139,6 @@ def guard_stdout() -> None:
     """Replace sys.stdout and sys.stderr (once) so a closed pipe never becomes an exit code,
     and a character the terminal's encoding lacks never becomes a traceback."""
     if not isinstance(sys.stdout, ReaderMayClose) and sys.stdout is not None:
-        sys.stdout = ReaderMayClose(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = ReaderMayClose(sys.stdout)
     if not isinstance(sys.stderr, ReaderMayClose) and sys.stderr is not None:
-        sys.stderr = ReaderMayClose(sys.stderr)  # type: ignore[assignment]
+        sys.stderr = ReaderMayClose(sys.stderr)

@@ -6,20 +6,13 @@ a project's build requirements) both read TOML: this is the one reader, low enou
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any, Dict, Tuple
 
+from ._text import one_line
+
 MAX_CONFIG = 1024 * 1024  # bytes: no pyproject.toml or envcheck.toml is anywhere near this
-
-# The same rule as envcheck.probes.overrides.one_line: a key or path that holds a newline
-# must not split the one-line error (this module sits below the probes, so it keeps its own).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def _one_line(text: str) -> str:
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 class ConfigError(ValueError):
@@ -27,7 +20,7 @@ class ConfigError(ValueError):
     on one line."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(_one_line(message))
+        super().__init__(one_line(message))
 
 
 class Unreadable(ConfigError):

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-from packaging.version import Version
-
 from .values import Variant
 
 
@@ -32,24 +30,7 @@ def variant(
 
     A label such as ``cpu.cxx11.abi`` (old Linux CPU builds) counts as ``cpu``.
     """
-    if not version:
-        return None
-    labelled = Variant.from_label(local_label(version))
-    if labelled is not None:
-        return labelled
-    if cuda:
-        major, _, minor = cuda.partition(".")
-        minor = minor.split(".")[0] or "0"
-        if all(p.isascii() and p.isdigit() and len(p) <= 3 for p in (major, minor)):
-            return Variant.for_cuda(Version(f"{int(major)}.{int(minor)}"))
-        return None  # not a CUDA version ("12.4:" from a cut paste): the variant is unknown
-    if hip:
-        rocm = Variant.maybe("rocm" + ".".join(hip.split(".")[:2]))
-        if rocm is not None:
-            return rocm
-    if xpu:
-        return Variant("xpu")
-    return Variant("cpu")
+    return Variant.of_build(version, cuda, hip, xpu)
 
 
 def describe(

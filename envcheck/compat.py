@@ -8,6 +8,7 @@ live here, once.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import List, Optional, Sequence, Tuple
@@ -15,9 +16,9 @@ from typing import List, Optional, Sequence, Tuple
 from packaging.version import Version
 
 from . import builds
-from .facts import Facts, SystemFacts
+from .facts import Facts, RuntimeStatus, SystemFacts
 from .tables.model import Tables, parse_driver, parse_version
-from .values import Arch, ComputeCapability, Platform, Variant
+from .values import Arch, ComputeCapability, Gfx, OsFamily, Platform, Variant
 
 INDEX_URL = "https://download.pytorch.org/whl/"
 
@@ -45,12 +46,11 @@ def torch_version(facts: Facts) -> Optional[Version]:
 
 
 def torch_variant(facts: Facts) -> Optional[Variant]:
-    t = facts.torch
-    return builds.variant(t.version, t.cuda, t.hip, t.xpu) if t.installed else None
+    return facts.torch.variant
 
 
 def has_amd_gpu(facts: Facts) -> bool:
-    return bool(facts.amd.gpus) and facts.system.os == "Linux"
+    return bool(facts.amd.gpus) and facts.system.family is OsFamily.LINUX
 
 
 def has_nvidia_gpu(facts: Facts) -> bool:
@@ -66,11 +66,36 @@ def has_nvidia_gpu(facts: Facts) -> bool:
 # --------------------------------------------------------------------------- driver
 
 
+class DriverLevel(str, enum.Enum):
+    """How well a driver runs a CUDA build: fully, through minor-version compatibility,
+    not at all (too old), or not known to the tables."""
+
+    FULL = "full"
+    MINOR = "minor"
+    TOO_OLD = "too_old"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class CoverageLevel(str, enum.Enum):
+    """How a build's arch list serves a GPU: native SASS, PTX the driver JIT-compiles,
+    or nothing."""
+
+    NATIVE = "native"
+    PTX = "ptx"
+    NONE = "none"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class DriverVerdict:
     """Can a driver run a CUDA build? ``level`` is full, minor, too_old or unknown."""
 
-    level: str
+    level: DriverLevel
     cuda: Version
     driver: Optional[Version]
     full_from: Optional[Version]  # driver of the CUDA release the build bundles: everything works
@@ -163,34 +188,39 @@ def driver_verdict(
     drv = parse_driver(driver)
 
     def make(
-        level: str, drv: Optional[Version], full: Optional[Version], basis: str
+        level: DriverLevel, drv: Optional[Version], full: Optional[Version], basis: str
     ) -> DriverVerdict:
         return DriverVerdict(level, cuda, drv, full, floor, basis, need.basis, branch)
 
     if drv is not None:
         if full is not None and drv >= full:
-            verdict = make("full", drv, full, f"driver {drv} >= {full}")
+            verdict = make(DriverLevel.FULL, drv, full, f"driver {drv} >= {full}")
             if need.updates_up_to is not None and drv < need.updates_up_to:
                 verdict = replace(verdict, unverified_below=need.updates_up_to)
             return verdict
         if full is None and branch is not None and drv.major >= branch:
-            return make("full", drv, None, f"driver {drv} is of branch R{branch} or newer")
+            return make(
+                DriverLevel.FULL, drv, None, f"driver {drv} is of branch R{branch} or newer"
+            )
         if floor is not None and drv >= floor:
             return make(
-                "minor", drv, full, f"driver {drv} >= {floor}, the CUDA {cuda.major}.x floor"
+                DriverLevel.MINOR,
+                drv,
+                full,
+                f"driver {drv} >= {floor}, the CUDA {cuda.major}.x floor",
             )
         if full is None and floor is None:
-            return make("unknown", drv, None, f"CUDA {cuda} is not in the tables")
+            return make(DriverLevel.UNKNOWN, drv, None, f"CUDA {cuda} is not in the tables")
         low = floor or full
-        return make("too_old", drv, full, f"driver {drv} < {low}")
+        return make(DriverLevel.TOO_OLD, drv, full, f"driver {drv} < {low}")
     supported = parse_version(cuda_driver)
     if supported is not None:
         if Version(f"{supported.major}.{supported.minor}") >= Version(f"{cuda.major}.{cuda.minor}"):
-            return make("full", None, full, f"the driver supports CUDA {supported}")
+            return make(DriverLevel.FULL, None, full, f"the driver supports CUDA {supported}")
         if supported.major == cuda.major and cuda.major >= 11:
-            return make("minor", None, full, f"the driver supports CUDA {supported}")
-        return make("too_old", None, full, f"the driver supports CUDA {supported}")
-    return make("unknown", None, full, "no driver version known")
+            return make(DriverLevel.MINOR, None, full, f"the driver supports CUDA {supported}")
+        return make(DriverLevel.TOO_OLD, None, full, f"the driver supports CUDA {supported}")
+    return make(DriverLevel.UNKNOWN, None, full, "no driver version known")
 
 
 def forward_compat_way_out(
@@ -206,7 +236,7 @@ def forward_compat_way_out(
     drv = parse_driver(facts.nvidia.driver_version)
     if fc is None:
         return None, "forward compatibility is not in the tables"
-    if fc.linux_only and facts.system.os != "Linux":
+    if fc.linux_only and facts.system.family is not OsFamily.LINUX:
         return None, "forward compatibility (cuda-compat) exists on Linux only"
     names = [g.name or f"GPU {g.index}" for g in facts.nvidia.gpus]
     if not names:
@@ -265,43 +295,56 @@ def _end_of_life_caveat(
 class ArchCoverage:
     """How a build's arch list serves one GPU: native, ptx (JIT), none, or unknown."""
 
-    capability: str
-    level: str
+    capability: ComputeCapability
+    level: CoverageLevel
     arch: Optional[str]  # the sm_XY or compute_XY that serves it
 
 
-def arch_coverage(tables: Tables, arch_list: Sequence[str], capability: str) -> ArchCoverage:
-    native = [a for a in arch_list if a.startswith("sm_") and tables.sass_runs_on(a, capability)]
+def arch_coverage(
+    tables: Tables, arch_list: Sequence[str], capability: ComputeCapability
+) -> ArchCoverage:
+    arches = [(a, Arch.maybe(a)) for a in arch_list]
+    native = [
+        text
+        for text, arch in arches
+        if arch is not None and not arch.is_ptx and tables.sass_runs_on(text, capability)
+    ]
     if native:
-        return ArchCoverage(capability, "native", native[-1])
-    want = ComputeCapability.parse(capability)
+        return ArchCoverage(capability, CoverageLevel.NATIVE, native[-1])
     ptx = [
-        a
-        for a in arch_list
-        if (arch := Arch.maybe(a)) is not None and arch.is_ptx and arch.capability <= want
+        text
+        for text, arch in arches
+        if arch is not None and arch.is_ptx and arch.capability <= capability
     ]
     if ptx:
-        return ArchCoverage(capability, "ptx", ptx[-1])
-    return ArchCoverage(capability, "none", None)
+        return ArchCoverage(capability, CoverageLevel.PTX, ptx[-1])
+    return ArchCoverage(capability, CoverageLevel.NONE, None)
 
 
-def sm_name(capability: str) -> str:
+def sm_name(capability: ComputeCapability) -> str:
     """8.9 -> sm_89."""
-    return ComputeCapability.parse(capability).sm
+    return capability.sm
 
 
-def gpu_capabilities(facts: Facts) -> List[Tuple[str, str]]:
+def gpu_capabilities(facts: Facts) -> List[Tuple[str, ComputeCapability]]:
     """(name, capability) of every NVIDIA GPU, from NVML, else as torch saw them."""
-    gpus = [(g.name or f"GPU {g.index}", g.compute_capability) for g in facts.nvidia.gpus]
-    known = [(n, c) for n, c in gpus if c and ComputeCapability.maybe(c)]
+    known = [
+        (g.name or f"GPU {g.index}", g.compute_capability)
+        for g in facts.nvidia.gpus
+        if g.compute_capability is not None
+    ]
     if known:
         return known
-    rt = facts.torch_runtime
-    devices = [(d.name or f"cuda:{d.index}", d.capability) for d in rt.devices]
-    return [(n, c) for n, c in devices if c and ComputeCapability.maybe(c)]
+    return [
+        (d.name or f"cuda:{d.index}", d.capability)
+        for d in facts.torch_runtime.devices
+        if d.capability is not None
+    ]
 
 
-def toolkit_misses(facts: Facts, tables: Tables, cuda: Version) -> List[Tuple[str, str, str]]:
+def toolkit_misses(
+    facts: Facts, tables: Tables, cuda: Version
+) -> List[Tuple[str, ComputeCapability, str]]:
     """(name, capability, the toolkits that build for it) of each NVIDIA GPU a CUDA ``cuda``
     toolkit cannot compile for: its family came after that toolkit (sm_120 needs 12.8) or
     was dropped by its major (Pascal after 12.x). A GPU whose family the tables do not hold
@@ -379,7 +422,7 @@ def torch_label(facts: Facts, tables: Optional[Tables]) -> Optional[TorchLabel]:
     )
 
 
-def driver_predates(facts: Facts, tables: Tables) -> List[Tuple[str, str, str]]:
+def driver_predates(facts: Facts, tables: Tables) -> List[Tuple[str, ComputeCapability, str]]:
     """(name, capability, driver needed) of each NVIDIA GPU the installed driver's branch
     is older than: such a driver does not support the GPU at all, whatever CUDA a build
     uses. A GPU whose first driver the tables do not hold is not judged here."""
@@ -394,7 +437,9 @@ def driver_predates(facts: Facts, tables: Tables) -> List[Tuple[str, str, str]]:
     return sorted(set(out))
 
 
-def driver_drops(facts: Facts, tables: Tables) -> List[Tuple[int, str, str, str, int]]:
+def driver_drops(
+    facts: Facts, tables: Tables
+) -> List[Tuple[int, str, ComputeCapability, str, int]]:
     """(index, name, capability, family, last branch) of each NVIDIA GPU the installed
     driver's branch no longer supports (a Pascal GPU on R590): such a driver does not run
     it at all, whatever CUDA a build uses. A family without a last branch is not judged."""
@@ -403,7 +448,7 @@ def driver_drops(facts: Facts, tables: Tables) -> List[Tuple[int, str, str, str,
         return []
     out = []
     for gpu in facts.nvidia.gpus:
-        if not gpu.compute_capability:
+        if gpu.compute_capability is None:
             continue
         family = tables.family(gpu.compute_capability)
         if family is None or family.last_driver_branch is None:
@@ -416,13 +461,23 @@ def driver_drops(facts: Facts, tables: Tables) -> List[Tuple[int, str, str, str,
     return out
 
 
+def runtime_gfx_targets(facts: Facts) -> Optional[List[str]]:
+    """The gfx targets (features dropped) a ROCm torch's get_arch_list() gave the deep
+    probe; None when it did not run or gave CUDA architectures."""
+    rt = facts.torch_runtime
+    if rt.status != RuntimeStatus.OK or not rt.arch_list:
+        return None
+    targets = [a.target for a in rt.arch_list if isinstance(a, Gfx)]
+    return targets if len(targets) == len(rt.arch_list) else None
+
+
 def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], str]:
     """The architectures the installed torch carries, and where that came from."""
     rt = facts.torch_runtime
-    if rt.status == "ok" and rt.arch_list:
-        return list(rt.arch_list), "torch.cuda.get_arch_list()"
+    if rt.status == RuntimeStatus.OK and rt.arch_list:
+        return [str(a) for a in rt.arch_list], "torch.cuda.get_arch_list()"
     version = parse_version(facts.torch.version)
-    variant = builds.variant(
+    variant = Variant.of_build(
         facts.torch.version, facts.torch.cuda, facts.torch.hip, facts.torch.xpu
     )
     if version is None or variant is None:
@@ -430,7 +485,7 @@ def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], 
     release = tables.release(version)
     if release is None:
         return None, f"torch {version} is not in the tables"
-    windows = facts.system.os == "Windows"  # Windows builds have their own lists
+    windows = facts.system.family is OsFamily.WINDOWS  # Windows builds have their own lists
     arches = release.arch_list(str(variant), facts.system.machine.lower(), windows)
     if arches is None:
         where = " on Windows" if windows else ""

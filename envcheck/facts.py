@@ -22,18 +22,52 @@ rises whenever a field changes meaning or is removed; adding a field does not.
 
 from __future__ import annotations
 
-import dataclasses
+import enum
 import json
-import sys
-import typing
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
+
+from .facts_codec import FactsError, build, convert, field_type, kind_of, to_plain
+from .values import ComputeCapability, GpuArch, OsFamily, Variant
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Facts",
+    "FactsError",
+    "GpuStatus",
+    "RuntimeStatus",
+    "convert",
+    "field_type",
+]
 
 SCHEMA_VERSION = 1
 
 
-class FactsError(ValueError):
-    """A Facts document that cannot be read: not JSON, wrong shape, or wrong types."""
+class GpuStatus(str, enum.Enum):
+    """How a GPU answered NVML: ``ok``, ``lost`` (fell off the bus) or ``error`` (a query
+    failed; ``GpuFacts.errors`` says which)."""
+
+    OK = "ok"
+    LOST = "lost"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class RuntimeStatus(str, enum.Enum):
+    """How the deep probe's ``import torch`` in a child process went."""
+
+    OK = "ok"
+    IMPORT_FAILED = "import_failed"
+    CRASHED = "crashed"
+    TIMED_OUT = "timed_out"
+    NOT_INSTALLED = "not_installed"
+    SKIPPED = "skipped"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 # --------------------------------------------------------------------------- system
@@ -94,6 +128,11 @@ class SystemFacts:
     disks: List[DiskFacts] = field(default_factory=list)
     iommu_cmdline: List[str] = field(default_factory=list)  # iommu= words of /proc/cmdline
     nics: List[NicFacts] = field(default_factory=list)  # network devices with a PCI function
+
+    @property
+    def family(self) -> Optional[OsFamily]:
+        """linux, macos or windows: the OS family ``os`` names; None for another system."""
+        return OsFamily.of_system(self.os)
 
 
 # --------------------------------------------------------------------------- python
@@ -196,7 +235,7 @@ class GpuFacts:
     name: Optional[str] = None
     uuid: Optional[str] = None  # redacted unless the user asks for identifiers
     pci_bus_id: Optional[str] = None
-    compute_capability: Optional[str] = None  # "9.0"
+    compute_capability: Optional[ComputeCapability] = None  # "9.0" in JSON
     memory_total: Optional[int] = None
     memory_used: Optional[int] = None
     mig_mode: Optional[bool] = None  # current MIG mode; None where MIG is not supported
@@ -209,7 +248,7 @@ class GpuFacts:
     temperature_c: Optional[int] = None
     temperature_slowdown_c: Optional[int] = None
     persistence_mode: Optional[bool] = None
-    status: str = "ok"  # ok, lost, error
+    status: GpuStatus = GpuStatus.OK
     errors: Dict[str, str] = field(default_factory=dict)  # query -> "code: message"
     pcie: Optional[PcieFacts] = None  # Linux: from sysfs, by the PCI bus id NVML gives
     cpu_affinity: Optional[str] = None  # CPUs near the GPU, as a list "0-31,64-95" (NVML)
@@ -285,12 +324,21 @@ class TorchFacts:
     # markers dropped; None when it has none (CPU builds, macOS, Windows).
     triton_requirement: Optional[str] = None
 
+    @property
+    def variant(self) -> Optional[Variant]:
+        """The wheel variant of the installed build (cu128, rocm6.2, cpu, xpu): the one
+        place it is derived from the version's label and version.py; None when torch is
+        not installed or its build is not known."""
+        if not self.installed:
+            return None
+        return Variant.of_build(self.version, self.cuda, self.hip, self.xpu)
+
 
 @dataclass
 class CudaDeviceFacts:
     index: int = 0
     name: Optional[str] = None
-    capability: Optional[str] = None  # "8.6"
+    capability: Optional[ComputeCapability] = None  # "8.6" in JSON
     memory_total: Optional[int] = None
     multiprocessors: Optional[int] = None
 
@@ -299,7 +347,7 @@ class CudaDeviceFacts:
 class TorchRuntimeFacts:
     """What a child process that really imported torch saw (the deep probe)."""
 
-    status: str = "skipped"  # ok, import_failed, crashed, timed_out, not_installed, skipped, error
+    status: RuntimeStatus = RuntimeStatus.SKIPPED
     stage: Optional[str] = None  # last stage reached: start, import, cuda, devices, libraries, done
     error: Optional[str] = None  # exception text, "killed by SIGSEGV", "timed out after 60 s"
     signal: Optional[str] = None  # SIGSEGV, SIGKILL, ...
@@ -314,7 +362,8 @@ class TorchRuntimeFacts:
     cuda_warnings: List[str] = field(default_factory=list)  # why is_available() said False
     device_count: Optional[int] = None
     devices: List[CudaDeviceFacts] = field(default_factory=list)
-    arch_list: List[str] = field(default_factory=list)  # torch.cuda.get_arch_list()
+    # torch.cuda.get_arch_list(): sm_XY / compute_XY (Arch), gfx targets on ROCm (Gfx)
+    arch_list: List[GpuArch] = field(default_factory=list)
     cudnn_version: Optional[int] = None  # torch.backends.cudnn.version(), e.g. 90100
     nccl_version: Optional[str] = None  # "2.21.5"
     bf16_supported: Optional[bool] = None  # on the CUDA device, when there is one
@@ -415,7 +464,9 @@ class Facts:
     # ------------------------------------------------------------------ JSON
 
     def to_dict(self) -> Dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Plain JSON data: values (ComputeCapability, Arch, enums) as their strings."""
+        plain: Dict[str, Any] = to_plain(self)
+        return plain
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
@@ -427,7 +478,7 @@ class Facts:
         Raises FactsError naming the field, never a KeyError or TypeError.
         """
         if not isinstance(data, dict):
-            raise FactsError(f"a Facts document is a JSON object, not {_kind(data)}")
+            raise FactsError(f"a Facts document is a JSON object, not {kind_of(data)}")
         version = data.get("schema_version", SCHEMA_VERSION)
         if not isinstance(version, int) or isinstance(version, bool):
             raise FactsError(f"schema_version: expected an integer, got {version!r}")
@@ -436,7 +487,8 @@ class Facts:
                 f"schema_version {version} is newer than this envcheck understands "
                 f"({SCHEMA_VERSION}); upgrade envcheck to read it"
             )
-        return _build(cls, data, "")
+        facts: Facts = build(cls, data, "")
+        return facts
 
     @classmethod
     def from_json(cls, text: str) -> Facts:
@@ -445,86 +497,3 @@ class Facts:
         except json.JSONDecodeError as exc:
             raise FactsError(f"not JSON: {exc}") from None
         return cls.from_dict(data)
-
-
-# --------------------------------------------------------------------------- decoding
-
-_HINTS: Dict[type, Dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> Dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls, vars(sys.modules[__name__]))
-    return _HINTS[cls]
-
-
-def _kind(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-def _build(cls: type, data: Any, path: str) -> Any:
-    if not isinstance(data, dict):
-        raise FactsError(f"{path or 'document'}: expected an object, got {_kind(data)}")
-    hints = _hints(cls)
-    kwargs = {}
-    for f in dataclasses.fields(cls):
-        if f.name in data:
-            where = f"{path}.{f.name}" if path else f.name
-            kwargs[f.name] = _convert(hints[f.name], data[f.name], where)
-    return cls(**kwargs)
-
-
-def _convert(tp: Any, value: Any, path: str) -> Any:
-    origin = typing.get_origin(tp)
-    if origin is typing.Union:  # Optional[X]
-        if value is None:
-            return None
-        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _convert(inner, value, path)
-    if origin is list:
-        if not isinstance(value, list):
-            raise FactsError(f"{path}: expected a list, got {_kind(value)}")
-        (item,) = typing.get_args(tp)
-        return [_convert(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise FactsError(f"{path}: expected an object, got {_kind(value)}")
-        _, item = typing.get_args(tp)
-        return {str(k): _convert(item, v, f"{path}.{k}") for k, v in value.items()}
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
-        return _build(tp, value, path)
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise FactsError(f"{path}: expected true or false, got {_kind(value)}")
-        return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise FactsError(f"{path}: expected an integer, got {_kind(value)}")
-        return value
-    if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise FactsError(f"{path}: expected a number, got {_kind(value)}")
-        return float(value)
-    if tp is str:
-        if not isinstance(value, str):
-            raise FactsError(f"{path}: expected a string, got {_kind(value)}")
-        return value
-    raise TypeError(f"unsupported field type {tp!r} at {path}")  # a bug in this module
-
-
-def field_type(section: type, name: str) -> Any:
-    """The declared type of ``section.name`` (used by overrides to coerce values)."""
-    return _hints(section)[name]
-
-
-def convert(tp: Any, value: Any, path: str) -> Any:
-    """Check and convert a JSON value to the declared field type ``tp``."""
-    return _convert(tp, value, path)

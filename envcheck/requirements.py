@@ -30,8 +30,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from ._cwd import current as current_folder
+from ._text import size as fmt_size
 from ._toml import ConfigError, Unreadable, read_toml
-from ._units import size as fmt_size
 from .compat import gpu_capabilities
 from .facts import Facts
 from .findings import Finding
@@ -430,7 +430,7 @@ def _capability_unmet(req: Requirements, facts: Facts, where: str) -> List[Findi
             "Use newer GPUs.",
         )
         for name, cc in caps
-        if capability_key(cc) < capability_key(least)
+        if cc < capability_key(least)
     ]
 
 
@@ -467,7 +467,9 @@ def _backend_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]
     ]
 
 
-def _dtype_missing(dtype: str, facts: Facts, caps: List[Tuple[str, str]]) -> Optional[str]:
+def _dtype_missing(
+    dtype: str, facts: Facts, caps: List[Tuple[str, ComputeCapability]]
+) -> Optional[str]:
     if not caps:
         return "there is no CUDA GPU"
     if dtype == "fp16":
@@ -475,7 +477,7 @@ def _dtype_missing(dtype: str, facts: Facts, caps: List[Tuple[str, str]]) -> Opt
     rt = facts.torch_runtime
     if dtype == "bf16" and rt.status == "ok" and rt.bf16_supported is not None:
         return None if rt.bf16_supported else "torch.cuda.is_bf16_supported() is False"
-    old = [f"{n} ({c})" for n, c in caps if capability_key(c) < AMPERE]
+    old = [f"{n} ({c})" for n, c in caps if c < AMPERE]
     return f"{', '.join(old)} predate Ampere" if old else None
 
 

@@ -1,5 +1,5 @@
-"""Small immutable values with one parser each: Severity, SmokeStatus, Variant, Platform,
-ComputeCapability and Arch.
+"""Small immutable values with one parser each: Severity, SmokeStatus, Variant, OsFamily,
+Platform, ComputeCapability, Arch and Gfx.
 
 packaging's ``Version`` is the model: parse once at the boundary, then compare,
 sort and print values, never re-parse strings with a regex or compare tuples.
@@ -12,11 +12,22 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any, Iterable, List, Optional, Tuple
+from typing import Any, Iterable, List, Optional, Tuple, Union
 
 from packaging.version import Version
 
-__all__ = ["Arch", "ComputeCapability", "Platform", "Severity", "SmokeStatus", "Variant"]
+__all__ = [
+    "Arch",
+    "ComputeCapability",
+    "Gfx",
+    "GpuArch",
+    "OsFamily",
+    "Platform",
+    "Severity",
+    "SmokeStatus",
+    "Variant",
+    "parse_gpu_arch",
+]
 
 
 class Severity(str, enum.Enum):
@@ -102,6 +113,38 @@ class Variant:
         return cls.parse(match.group(1)) if match else None
 
     @classmethod
+    def of_build(
+        cls,
+        version: Optional[str],
+        cuda: Optional[str] = None,
+        hip: Optional[str] = None,
+        xpu: Optional[str] = None,
+    ) -> Optional[Variant]:
+        """The variant of a torch build from its version and torch/version.py's CUDA, HIP
+        and XPU versions: the local label names it (``2.8.0+cu128``; ``cpu.cxx11.abi`` is
+        cpu), else the CUDA or HIP version does; None without a version, or with a CUDA
+        version that is not one (``12.4:`` from a cut paste)."""
+        if not version:
+            return None
+        label = version.split("+", 1)[1] if "+" in version else None
+        labelled = cls.from_label(label)
+        if labelled is not None:
+            return labelled
+        if cuda:
+            major, _, minor = cuda.partition(".")
+            minor = minor.split(".")[0] or "0"
+            if all(p.isascii() and p.isdigit() and len(p) <= 3 for p in (major, minor)):
+                return cls.for_cuda(Version(f"{int(major)}.{int(minor)}"))
+            return None
+        if hip:
+            rocm = cls.maybe("rocm" + ".".join(hip.split(".")[:2]))
+            if rocm is not None:
+                return rocm
+        if xpu:
+            return cls("xpu")
+        return cls("cpu")
+
+    @classmethod
     def for_cuda(cls, cuda: Version) -> Variant:
         return cls("cuda", Version(f"{cuda.major}.{cuda.minor}"))
 
@@ -146,7 +189,26 @@ class Variant:
         return self._key() < other._key()
 
 
-_OS = {"linux": "linux", "windows": "windows", "macos": "macos"}
+class OsFamily(str, enum.Enum):
+    """The operating system a wheel is built for, as PyTorch's matrices name it."""
+
+    LINUX = "linux"
+    WINDOWS = "windows"
+    MACOS = "macos"
+
+    @classmethod
+    def of_system(cls, name: Optional[str]) -> Optional[OsFamily]:
+        """The family of ``platform.system()``'s name (Linux, Darwin, Windows); None for
+        any other system, or none named."""
+        return _SYSTEMS.get(name or "")
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_SYSTEMS = {"Linux": OsFamily.LINUX, "Darwin": OsFamily.MACOS, "Windows": OsFamily.WINDOWS}
+
+
 _ARCHES = ("x86_64", "aarch64", "arm64")
 _MACHINE = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 
@@ -157,14 +219,14 @@ class Platform:
 
     __slots__ = ("arch", "os")
 
-    def __init__(self, os: str, arch: str) -> None:
-        self.os = os  # linux, windows, macos
+    def __init__(self, os: Union[OsFamily, str], arch: str) -> None:
+        self.os = OsFamily(os)
         self.arch = arch  # x86_64, aarch64, arm64 (macOS's name for aarch64)
 
     @classmethod
     def parse(cls, text: str) -> Platform:
         os_name, _, arch = str(text).strip().partition("-")
-        if os_name not in _OS or arch not in _ARCHES:
+        if os_name not in {f.value for f in OsFamily} or arch not in _ARCHES:
             raise ValueError(f"{text!r} is not a platform like linux-x86_64")
         return cls(os_name, arch)
 
@@ -175,25 +237,26 @@ class Platform:
         arch = _MACHINE.get((machine or "").lower())
         if arch is None:
             return None
-        if os_name == "Linux":
-            return cls("linux", arch)
-        if os_name == "Darwin":
-            return cls("macos", "arm64" if arch == "aarch64" else "x86_64")
-        if os_name == "Windows":  # ARM64: CPU wheels on PyTorch's index from 2.8
-            return cls("windows", "arm64" if arch == "aarch64" else arch)
+        family = OsFamily.of_system(os_name)
+        if family is OsFamily.LINUX:
+            return cls(family, arch)
+        if family is OsFamily.MACOS:
+            return cls(family, "arm64" if arch == "aarch64" else "x86_64")
+        if family is OsFamily.WINDOWS:  # ARM64: CPU wheels on PyTorch's index from 2.8
+            return cls(family, "arm64" if arch == "aarch64" else arch)
         return None
 
     @property
     def is_macos(self) -> bool:
-        return self.os == "macos"
+        return self.os is OsFamily.MACOS
 
     @property
     def is_windows(self) -> bool:
-        return self.os == "windows"
+        return self.os is OsFamily.WINDOWS
 
     @property
     def is_linux(self) -> bool:
-        return self.os == "linux"
+        return self.os is OsFamily.LINUX
 
     @property
     def machine(self) -> str:
@@ -201,7 +264,7 @@ class Platform:
         return "aarch64" if self.arch in ("aarch64", "arm64") else self.arch
 
     def __str__(self) -> str:
-        return f"{self.os}-{self.arch}"
+        return f"{self.os.value}-{self.arch}"
 
     def __repr__(self) -> str:
         return f"Platform({str(self)!r})"
@@ -328,6 +391,57 @@ class Arch:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+_GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
+
+
+class Gfx:
+    """An AMD GPU's LLVM target, ``gfx942``, with the target features ROCm's
+    ``get_arch_list()`` may add (``gfx90a:xnack-``)."""
+
+    __slots__ = ("features", "target")
+
+    def __init__(self, target: str, features: str = "") -> None:
+        self.target = target  # gfx942, gfx90a, gfx1100
+        self.features = features  # "xnack-", "sramecc+:xnack-" or ""
+
+    @classmethod
+    def parse(cls, text: str) -> Gfx:
+        target, _, features = str(text).strip().partition(":")
+        if not _GFX.match(target):
+            raise ValueError(f"{text!r} is not a gfx target such as gfx942")
+        return cls(target, features)
+
+    @classmethod
+    def maybe(cls, text: Optional[str]) -> Optional[Gfx]:
+        try:
+            return cls.parse(text) if text else None
+        except ValueError:
+            return None
+
+    def __str__(self) -> str:
+        return f"{self.target}:{self.features}" if self.features else self.target
+
+    def __repr__(self) -> str:
+        return f"Gfx({str(self)!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Gfx) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+# An entry of torch.cuda.get_arch_list(): sm_XY / compute_XY on CUDA, gfx targets on ROCm.
+GpuArch = Union[Arch, Gfx]
+
+
+def parse_gpu_arch(text: str) -> GpuArch:
+    """``sm_90`` / ``compute_90`` -> Arch, ``gfx90a:xnack-`` -> Gfx (raises ValueError)."""
+    if str(text).strip().startswith("gfx"):
+        return Gfx.parse(text)
+    return Arch.parse(text)
 
 
 def int_ranges(numbers: Iterable[int], sep: str = ",") -> str:

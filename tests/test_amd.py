@@ -9,6 +9,7 @@ import pytest
 from envcheck.facts import AmdFacts, AmdGpuFacts, Facts, GpuFacts
 from envcheck.install import Wish, render, resolve
 from envcheck.probes.amd import gfx_name, probe_amd
+from envcheck.values import ComputeCapability, parse_gpu_arch
 from tests.fixtures import TABLES, report_of
 
 PROFILES = Path(__file__).parent / "profiles"
@@ -62,7 +63,7 @@ def test_install_picks_a_rocm_build_known_to_carry_the_gpu() -> None:
     # build known to fit comes first, and the newer ones are said to be passed over.
     assert (plan.ok, plan.torch, plan.variant) == (True, "2.11.0", "rocm7.2")
     assert plan.reasons[0].startswith("AMD GPU (gfx942) -> rocm7.2, whose gfx list has it")
-    assert plan.unverified == []
+    assert list(plan.unverified) == []
     assert any(n.startswith("passed over torch 2.14.1, not known to fit") for n in plan.notes)
     assert (
         render(plan, "pip")
@@ -75,7 +76,7 @@ def test_install_for_a_gpu_no_known_list_has_is_unverified() -> None:
     facts.amd.gpus[0].gfx = "gfx1103"  # Radeon 780M: in no gfx list the tables know
     plan = resolve(facts, TABLES, Wish(), "linux-x86_64")
     assert (plan.ok, plan.torch, plan.variant) == (True, "2.14.1", "rocm7.14")
-    assert plan.unverified == [
+    assert list(plan.unverified) == [
         "kernels for gfx1103 in torch 2.14.1+rocm7.14: the tables do not hold this build's gfx list"
     ]
 
@@ -91,7 +92,7 @@ def test_install_skips_a_rocm_build_whose_list_lacks_the_gpu() -> None:
     assert plan.ok is False
     assert "rocm6.2: no kernels for gfx1201" in plan.conflicts[0]
     plan = resolve(facts, TABLES, Wish(torch="2.7"), "linux-x86_64")
-    assert (plan.ok, plan.variant, plan.unverified) == (True, "rocm6.3", [])
+    assert (plan.ok, plan.variant, list(plan.unverified)) == (True, "rocm6.3", [])
 
 
 def test_install_with_a_gpu_no_rocm_build_carries() -> None:
@@ -99,7 +100,7 @@ def test_install_with_a_gpu_no_rocm_build_carries() -> None:
     facts.amd.gpus[0].gfx = "gfx803"  # Polaris: dropped from every list the tables know
     plan = resolve(facts, TABLES, Wish(torch="2.4"), "linux-x86_64")
     assert plan.ok is False
-    assert plan.conflicts == [
+    assert list(plan.conflicts) == [
         "torch 2.4.1: rocm6.1: no kernels for gfx803 (carries gfx900 gfx906 gfx908 gfx90a "
         "gfx1030 gfx1100 gfx942); rocm6.0: no kernels for gfx803 (carries gfx900 gfx906 gfx908 "
         "gfx90a gfx1030 gfx1100 gfx942)"
@@ -149,11 +150,13 @@ def test_an_amd_gpu_whose_gfx_was_not_read_is_arc004_not_fine() -> None:
 def test_deep_probe_gfx_list_wins_over_the_tables() -> None:
     facts = rocm_torch(amd_box(), "2.6.0+rocm6.2.4")  # not in the tables
     facts.torch_runtime.status = "ok"
-    facts.torch_runtime.arch_list = ["gfx900", "gfx906", "gfx1100"]
+    facts.torch_runtime.arch_list = [parse_gpu_arch(a) for a in ["gfx900", "gfx906", "gfx1100"]]
     (arc,) = [f for f in report_of(facts).findings if f.code.startswith("ARC")]
     assert arc.code == "ARC001" and "gfx942" in arc.title
     assert arc.evidence[0] == "torch.cuda.get_arch_list(): gfx900 gfx906 gfx1100"
-    facts.torch_runtime.arch_list = ["gfx90a", "gfx942:sramecc+:xnack-"]
+    facts.torch_runtime.arch_list = [
+        parse_gpu_arch(a) for a in ["gfx90a", "gfx942:sramecc+:xnack-"]
+    ]
     assert [f.code for f in report_of(facts).findings if f.code.startswith("ARC")] == []
 
 
@@ -202,7 +205,7 @@ def test_jetson_is_detected_from_the_device_tree_or_l4t_release(tmp_path: Path) 
 def test_jetson_gets_no_install_command_it_cannot_verify() -> None:
     facts = jetson_box()
     plan = resolve(facts, TABLES, Wish(), "linux-aarch64")
-    assert plan.ok is False and plan.packages == []
+    assert plan.ok is False and list(plan.packages) == []
     assert "PyTorch's aarch64 CUDA wheels are SBSA builds" in plan.conflicts[0]
     assert any("forums.developer.nvidia.com/t/pytorch-for-jetson" in w for w in plan.ways_out)
     cpu = resolve(facts, TABLES, Wish(variant="cpu"), "linux-aarch64")
@@ -281,16 +284,20 @@ def test_the_tables_know_a_capability_from_a_gpu_model_or_an_sm_rule() -> None:
     from envcheck.tables import load_tables
 
     shipped = load_tables()
-    assert shipped.knows_capability("8.7")  # Jetson Orin: no family lists it; sm_87 does
-    assert shipped.knows_capability("9.0") and not shipped.knows_capability("19.5")
-    assert TABLES.knows_capability("8.7")
-    assert not shipped.knows_capability("not a capability")
+    cc = ComputeCapability.parse
+    assert shipped.knows_capability(cc("8.7"))  # Jetson Orin: no family lists it; sm_87 does
+    assert shipped.knows_capability(cc("9.0")) and not shipped.knows_capability(cc("19.5"))
+    assert TABLES.knows_capability(cc("8.7"))
+    # junk never reaches the question: it is not a capability at all
+    assert ComputeCapability.maybe("not a capability") is None
 
 
 def test_drv002_on_a_jetson_says_jetpack() -> None:
     facts = jetson_box()
     facts.nvidia.driver_version, facts.nvidia.cuda_driver_version = "540.4.0", "12.6"
-    facts.nvidia.gpus = [GpuFacts(index=0, name="Orin (nvgpu)", compute_capability="8.7")]
+    facts.nvidia.gpus = [
+        GpuFacts(index=0, name="Orin (nvgpu)", compute_capability=ComputeCapability.parse("8.7"))
+    ]
     facts.torch.installed, facts.torch.version, facts.torch.cuda = True, "2.13.0+cu128", "12.8"
     (drv002,) = [f for f in report_of(facts).findings if f.code == "DRV002"]
     assert "upgrade JetPack (L4T), which brings the driver" in (drv002.fix or ""), drv002.fix

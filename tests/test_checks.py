@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from envcheck.checks import run_checks
 from envcheck.facts import SCHEMA_VERSION, Facts
-from envcheck.values import Severity
+from envcheck.values import ComputeCapability, Severity, parse_gpu_arch
 from tests.fixtures import PROFILES, TABLES, profile, report_of
 
 # profile -> [(severity, code)] in report order, and the commands the fixes give.
@@ -110,18 +110,20 @@ def test_heterogeneous_gpus_are_judged_by_every_gpu() -> None:
     """An H100 and an RTX 5090 in one box on a cu126 build: the 5090 decides."""
     facts = profile("h100-server")
     facts.nvidia.gpus[1].name = "NVIDIA GeForce RTX 5090"
-    facts.nvidia.gpus[1].compute_capability = "12.0"
+    facts.nvidia.gpus[1].compute_capability = ComputeCapability.parse("12.0")
     facts.torch_runtime.arch_list = []  # fall back to the table of 2.7 cu126: unknown -> ARC004
     findings = run_checks(facts, TABLES)
     assert "ARC004" in [f.code for f in findings]
-    facts.torch_runtime.arch_list = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
+    facts.torch_runtime.arch_list = [
+        parse_gpu_arch(a) for a in ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
+    ]
     (arc,) = [f for f in run_checks(facts, TABLES) if f.code == "ARC001"]
     assert "RTX 5090 (sm_120)" in arc.title and "H100" not in arc.title
 
 
 def test_ptx_only_gpu_is_a_warning() -> None:
     facts = profile("rtx5090-cu126")
-    facts.torch_runtime.arch_list = ["sm_80", "sm_90", "compute_90"]
+    facts.torch_runtime.arch_list = [parse_gpu_arch(a) for a in ["sm_80", "sm_90", "compute_90"]]
     (finding,) = run_checks(facts, TABLES)
     assert (finding.code, finding.severity) == ("ARC002", "warning")
     assert finding.severity is Severity.WARNING
@@ -206,7 +208,7 @@ def test_nvidia_wheels_of_the_wrong_major() -> None:
 def test_why_cuda_is_unavailable(visible, container, nodes, cause) -> None:
     facts = profile("rtx5090-cu126")
     facts.torch_runtime.cuda_available = False
-    facts.torch_runtime.arch_list = ["sm_120"]
+    facts.torch_runtime.arch_list = [parse_gpu_arch(a) for a in ["sm_120"]]
     facts.nvidia.device_nodes = nodes
     facts.system.container = container
     if visible is not None:

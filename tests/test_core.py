@@ -16,7 +16,7 @@ import pytest
 import envcheck
 from envcheck.facts import Facts, GpuFacts, PackageFacts, TorchFacts, TorchRuntimeFacts
 from envcheck.install import Wish, installed_wish, render, resolve
-from envcheck.values import Severity
+from envcheck.values import ComputeCapability, Severity
 from tests.fixtures import TABLES, finding, profile, profile_names, report_of
 from tests.runner import envcheck as run_envcheck
 
@@ -51,7 +51,9 @@ def _linux(version: str, cuda=None, gpus=(), companions=()) -> Facts:
     return facts
 
 
-RTX4090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
+RTX4090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 4090", compute_capability=ComputeCapability.parse("8.9")
+)
 
 
 def test_a_cpu_build_is_replaced_by_the_cuda_build_of_the_same_version() -> None:

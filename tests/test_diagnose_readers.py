@@ -252,7 +252,7 @@ PyTorch built with:
 """
     r = read_text(text, TABLES)
     assert r.facts.torch.cuda == "9.2"
-    assert r.facts.torch_runtime.arch_list == ["sm_37", "sm_61", "compute_70"]
+    assert [str(a) for a in r.facts.torch_runtime.arch_list] == ["sm_37", "sm_61", "compute_70"]
     assert any("detectron2 was built with CUDA 10.1 but torch with CUDA 9.2" in n for n in r.notes)
     assert "torch.__config__.show()" in r.pieces
 

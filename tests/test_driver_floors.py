@@ -16,13 +16,22 @@ from envcheck.compat import driver_verdict, forward_compat_way_out
 from envcheck.facts import Facts, GpuFacts, TorchFacts
 from envcheck.install import Wish, resolve
 from envcheck.tables import load_tables
+from envcheck.values import ComputeCapability
 from tests.fixtures import FIXTURE_TABLES_DIR, TABLES, finding, profile, report_of
 from tests.runner import envcheck
 
-H100 = GpuFacts(index=0, name="NVIDIA H100 80GB HBM3", compute_capability="9.0")
-RTX4090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
-GTX1080 = GpuFacts(index=0, name="NVIDIA GeForce GTX 1080", compute_capability="6.1")
-MYSTERY = GpuFacts(index=0, name="NVIDIA Quux 9000", compute_capability="9.0")
+H100 = GpuFacts(
+    index=0, name="NVIDIA H100 80GB HBM3", compute_capability=ComputeCapability.parse("9.0")
+)
+RTX4090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 4090", compute_capability=ComputeCapability.parse("8.9")
+)
+GTX1080 = GpuFacts(
+    index=0, name="NVIDIA GeForce GTX 1080", compute_capability=ComputeCapability.parse("6.1")
+)
+MYSTERY = GpuFacts(
+    index=0, name="NVIDIA Quux 9000", compute_capability=ComputeCapability.parse("9.0")
+)
 
 
 def _box(gpu: GpuFacts, driver: str, torch: str = "", cuda: str = "", os: str = "Linux") -> Facts:

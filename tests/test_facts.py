@@ -11,10 +11,34 @@ from hypothesis import strategies as st
 
 from envcheck.facts import SCHEMA_VERSION, Facts, FactsError, GpuFacts, NvidiaFacts
 from envcheck.probes.nvidia import probe_nvidia
+from envcheck.values import Arch, ComputeCapability, Gfx
 from tests.fake_nvml import MACHINES, make_nvml
 
 # JSON has no NaN or infinity; Facts never holds them.
 st.register_type_strategy(float, st.floats(allow_nan=False, allow_infinity=False))
+# Values are made by their parsers' rules (a capability's minor is one digit, an arch's
+# capability has a major of at least 1), as a probe or a document gives them.
+_capabilities = st.builds(
+    ComputeCapability, st.integers(min_value=0, max_value=99), st.integers(0, 9)
+)
+st.register_type_strategy(ComputeCapability, _capabilities)
+st.register_type_strategy(
+    Arch,
+    st.builds(
+        Arch,
+        st.sampled_from(["sm", "compute"]),
+        st.builds(ComputeCapability, st.integers(1, 99), st.integers(0, 9)),
+        st.sampled_from(["", "a", "f"]),
+    ),
+)
+st.register_type_strategy(
+    Gfx,
+    st.builds(
+        Gfx,
+        st.from_regex(r"gfx[0-9a-f]{3,4}", fullmatch=True),
+        st.sampled_from(["", "xnack-", "sramecc+:xnack-"]),
+    ),
+)
 
 
 @settings(max_examples=60, deadline=None)

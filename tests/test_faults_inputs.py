@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from envcheck.core import check
 from envcheck.diagnose import MAX_INPUT, diagnose_text
-from envcheck.diagnose.parsers import MAX_GPUS
+from envcheck.diagnose.reading import MAX_GPUS
 from envcheck.facts import Facts
 from envcheck.probes.overrides import (
     SECTIONS,
@@ -529,11 +529,14 @@ WRONG_TYPES: List[Any] = [
     {"a\nb": 1},  # a key that would split a one-line message
 ]
 LOADERS = {
-    "torch_releases": table_load._torch_releases,
-    "cuda_driver": lambda d, f: (table_load._cuda_driver(d, f), table_load._first_drivers(d, f)),
-    "gpu_arches": table_load._gpu_arches,
-    "installers": table_load._installers,
-    "messages": table_load._messages,
+    "torch_releases": table_load.read_torch_releases,
+    "cuda_driver": lambda d, f: (
+        table_load.read_cuda_driver(d, f),
+        table_load.read_first_drivers(d, f),
+    ),
+    "gpu_arches": table_load.read_gpu_arches,
+    "installers": table_load.read_installers,
+    "messages": table_load.read_messages,
 }
 
 

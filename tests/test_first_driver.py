@@ -7,11 +7,13 @@ import pytest
 
 from envcheck.facts import Facts, GpuFacts
 from envcheck.install import Wish, resolve
-from envcheck.values import Severity
+from envcheck.values import ComputeCapability, Severity
 from tests.fixtures import TABLES, finding, profile, report_of
 
-RTX5090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 5090", compute_capability="12.0")
-GB10 = GpuFacts(index=0, name="NVIDIA GB10", compute_capability="12.1")
+RTX5090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 5090", compute_capability=ComputeCapability.parse("12.0")
+)
+GB10 = GpuFacts(index=0, name="NVIDIA GB10", compute_capability=ComputeCapability.parse("12.1"))
 
 
 def _box(gpu: GpuFacts, driver: str, os_name: str = "Linux") -> Facts:
@@ -39,7 +41,7 @@ def test_the_readme_machine_rtx_5090_on_driver_535() -> None:
 def test_the_plan_says_it_once_whatever_the_release() -> None:
     plan = resolve(_box(RTX5090, "535.104.05"), TABLES, Wish(), "linux-x86_64")
     assert not plan.ok
-    assert plan.conflicts == [
+    assert list(plan.conflicts) == [
         "driver 535.104.05 is older than NVIDIA GeForce RTX 5090 (sm_120), "
         "which needs 570.86.16 or newer"
     ]

@@ -21,12 +21,14 @@ from typing import Dict, List, Optional, Set, Tuple
 import pytest
 
 from envcheck.facts import Facts, GpuFacts
+from envcheck.install import Wish, resolve
 from envcheck.install.grid import CPU_ONLY, FITS, compat_grid
-from envcheck.install.plan import DRIVER, KERNELS, NO_WHEEL, UNKNOWN, Wish, resolve
+from envcheck.install.reasons import DRIVER, KERNELS, NO_WHEEL, UNKNOWN
 from envcheck.probes.nvidia import probe_nvidia
 from envcheck.report import html
 from envcheck.report.formats import render
 from envcheck.smoke.runner import SmokeResult
+from envcheck.values import ComputeCapability
 from tests.fake_nvml import MACHINES, make_nvml
 from tests.fixtures import TABLES, profile, report_of
 
@@ -187,7 +189,9 @@ def test_no_external_reference_of_any_kind() -> None:
 def test_text_from_the_machine_is_escaped() -> None:
     facts = gpu_machine()
     facts.nvidia.gpus[0] = GpuFacts(
-        index=0, name='<script>alert("x")</script> & <b>', compute_capability="8.0"
+        index=0,
+        name='<script>alert("x")</script> & <b>',
+        compute_capability=ComputeCapability.parse("8.0"),
     )
     text = page(facts)
     assert "<script" not in text and "<b>" not in text

@@ -11,6 +11,7 @@ import pytest
 from envcheck.compat import platform_key
 from envcheck.facts import Facts, GpuFacts, PythonFacts
 from envcheck.install import MANAGERS, Wish, render, resolve
+from envcheck.values import ComputeCapability
 from tests.fixtures import TABLES
 from tests.runner import envcheck
 
@@ -254,7 +255,11 @@ def test_the_reason_reads_like_the_issue_example() -> None:
     facts = profile("rtx5090-cu126")
     facts.nvidia.driver_version = "535.104.05"
     facts.nvidia.gpus = [
-        GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
+        GpuFacts(
+            index=0,
+            name="NVIDIA GeForce RTX 4090",
+            compute_capability=ComputeCapability.parse("8.9"),
+        )
     ]
     plan = resolve(facts, TABLES, Wish(), "linux-x86_64")
     assert plan.reasons[0] == (
@@ -344,10 +349,14 @@ def test_upgrade_lists_what_changes() -> None:
     facts.torch.cuda = "12.8"
     facts.torch.companions = [c for c in facts.torch.companions if c.name == "torchvision"]
     facts.torch.companions[0].version = "0.23.0+cu128"
-    facts.nvidia.gpus = [GpuFacts(index=0, name="Tesla V100-SXM2-32GB", compute_capability="7.0")]
+    facts.nvidia.gpus = [
+        GpuFacts(
+            index=0, name="Tesla V100-SXM2-32GB", compute_capability=ComputeCapability.parse("7.0")
+        )
+    ]
     plan = resolve(facts, TABLES, Wish(torch="2.11"), "linux-x86_64")
     assert plan.ok and plan.variant == "cu126"  # cu128 of 2.11 dropped sm_70
-    assert plan.changes == [
+    assert list(plan.changes) == [
         "torch 2.8.0+cu128 -> 2.11.0+cu126",
         "Python floor raised: 3.9 -> 3.10",
     ]
@@ -357,10 +366,16 @@ def test_an_explicit_variant_is_checked_for_kernels() -> None:
     """--variant cu128 of 2.11 on a V100: that build has no sm_70 kernels, so it is no
     plan at all (as a driver too old for it is not), and the ways out say what is."""
     facts = profile("h100-server")
-    facts.nvidia.gpus = [GpuFacts(index=0, name="Tesla V100-SXM2-32GB", compute_capability="7.0")]
+    facts.nvidia.gpus = [
+        GpuFacts(
+            index=0, name="Tesla V100-SXM2-32GB", compute_capability=ComputeCapability.parse("7.0")
+        )
+    ]
     plan = resolve(facts, TABLES, Wish(torch="2.11", variant="cu128"), "linux-x86_64")
     assert not plan.ok
-    assert plan.conflicts == ["torch 2.11.0: cu128: no kernels for Tesla V100-SXM2-32GB (sm_70)"]
+    assert list(plan.conflicts) == [
+        "torch 2.11.0: cu128: no kernels for Tesla V100-SXM2-32GB (sm_70)"
+    ]
     assert "let envcheck choose the variant (--variant auto)" in plan.ways_out
     assert not any("upgrade the NVIDIA driver" in w for w in plan.ways_out)
 

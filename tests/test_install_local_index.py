@@ -17,6 +17,7 @@ from envcheck.core import check
 from envcheck.facts import GpuFacts
 from envcheck.install import render
 from envcheck.probes import probe
+from envcheck.values import ComputeCapability
 from tests.fixtures import TABLES
 from tests.localindex import TorchFamily, Venv, torch_indexes
 
@@ -50,7 +51,11 @@ def _report(venv: Venv, manager: str):
     """The real static probe of the venv, on a simulated GPU box, through the core."""
     facts = probe(deep=False, python=str(venv.python))
     facts.nvidia.gpus = [
-        GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
+        GpuFacts(
+            index=0,
+            name="NVIDIA GeForce RTX 4090",
+            compute_capability=ComputeCapability.parse("8.9"),
+        )
     ]
     facts.nvidia.driver_version, facts.nvidia.cuda_driver_version = "550.54.14", "12.4"
     facts.nvidia.device_nodes = ["/dev/nvidia0"]

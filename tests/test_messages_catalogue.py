@@ -12,6 +12,7 @@ import pytest
 from envcheck.diagnose import explain
 from envcheck.rules import RULES
 from envcheck.tables import load_tables
+from envcheck.values import Arch
 
 TABLES = load_tables()  # the shipped catalogue, not the frozen test tables
 
@@ -128,7 +129,7 @@ def test_messages_carry_their_facts() -> None:
     facts = explain(text, TABLES).facts
     assert facts.nvidia.gpus[0].name == "NVIDIA GeForce RTX 5090"
     assert facts.nvidia.gpus[0].compute_capability == "12.0"
-    assert facts.torch_runtime.arch_list[-1] == "sm_90"
+    assert facts.torch_runtime.arch_list[-1] == Arch.parse("sm_90")
     mixed = explain(
         "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA "
         "versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8.",

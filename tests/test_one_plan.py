@@ -18,7 +18,7 @@ from packaging.specifiers import SpecifierSet
 from envcheck.core import Report
 from envcheck.facts import Facts, GpuFacts
 from envcheck.requirements import Requirements
-from envcheck.values import Variant
+from envcheck.values import ComputeCapability, Variant
 from tests.fixtures import profile, profile_names, report_of
 
 # The sentences a fix uses to name a torch build to install, and a toolkit to install.
@@ -63,7 +63,9 @@ def torch_left(report: Report) -> Optional[str]:
 
 
 def _gpu(name: str, cc: str) -> GpuFacts:
-    return GpuFacts(index=0, name=name, compute_capability=cc, memory_total=32 * 2**30)
+    return GpuFacts(
+        index=0, name=name, compute_capability=ComputeCapability.parse(cc), memory_total=32 * 2**30
+    )
 
 
 def _machine(

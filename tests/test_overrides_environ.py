@@ -13,6 +13,7 @@ from envcheck.probes.overrides import (
     parse_overrides,
     parse_size,
 )
+from envcheck.values import ComputeCapability
 
 GiB = 1024**3
 
@@ -39,10 +40,12 @@ def test_gpus_compact_form() -> None:
         GpuFacts(
             index=0,
             name="NVIDIA GeForce RTX 5090",
-            compute_capability="12.0",
+            compute_capability=ComputeCapability.parse("12.0"),
             memory_total=32 * GiB,
         ),
-        GpuFacts(index=1, name="NVIDIA A100-SXM4-80GB", compute_capability="8.0"),
+        GpuFacts(
+            index=1, name="NVIDIA A100-SXM4-80GB", compute_capability=ComputeCapability.parse("8.0")
+        ),
     ]
 
 

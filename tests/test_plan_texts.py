@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from envcheck.facts import GpuFacts
 from envcheck.install import Wish, render, resolve
+from envcheck.values import ComputeCapability
 from tests.fixtures import TABLES, profile
 from tests.runner import envcheck
 
@@ -49,7 +50,7 @@ def test_a_plan_for_another_platform_pins_no_label_against_this_torch() -> None:
     facts.torch.version = facts.torch.dist_version = "2.13.0+cu130"
     facts.torch.companions = []
     plan = resolve(facts, TABLES, Wish(torch="2.13.0", variant="cpu", platform="windows-x86_64"))
-    assert plan.ok and not plan.replaces_build and plan.changes == []
+    assert plan.ok and not plan.replaces_build and list(plan.changes) == []
     assert "torch==2.13.0 " in render(plan, "pip") + " ", render(plan, "pip")
 
 
@@ -90,7 +91,11 @@ def test_a_variant_no_matching_release_has_is_said_before_the_driver() -> None:
 def test_the_note_on_releases_passed_over_is_english() -> None:
     facts = profile("h100-server")
     facts.torch.installed = False
-    facts.nvidia.gpus = [GpuFacts(index=0, name="NVIDIA H100 80GB HBM3", compute_capability="9.0")]
+    facts.nvidia.gpus = [
+        GpuFacts(
+            index=0, name="NVIDIA H100 80GB HBM3", compute_capability=ComputeCapability.parse("9.0")
+        )
+    ]
     plan = resolve(facts, TABLES, Wish(variant="cu126"))
     (note,) = [n for n in plan.notes if n.startswith("newer releases do not fit")]
     assert "release(s)" not in note and " neither" not in note.split(";")[0]

@@ -15,6 +15,7 @@ from envcheck.facts import (
 from envcheck.probes.nvidia import probe_nvidia
 from envcheck.report.facts_text import render_facts
 from envcheck.report.style import size, use_color
+from envcheck.values import parse_gpu_arch
 from tests.fake_nvml import MACHINES, make_nvml
 
 
@@ -44,7 +45,7 @@ def test_gpu_server(tmp_path: Path) -> None:
         cuda_available=True,
         device_count=8,
         devices=[CudaDeviceFacts(0, "NVIDIA H100 80GB HBM3", "9.0", 85520809984, 132)],
-        arch_list=["sm_80", "sm_90", "sm_100", "sm_120"],
+        arch_list=[parse_gpu_arch(a) for a in ["sm_80", "sm_90", "sm_100", "sm_120"]],
         nccl_version="2.26.2",
         cudnn_version=90701,
         bf16_supported=True,

@@ -14,8 +14,9 @@ from envcheck.report.smoke_text import result_lines, summary_line
 from envcheck.smoke.expected import expected_busbw, load_link_table
 from envcheck.smoke.runner import SmokeResult
 from envcheck.tables import TableError
+from tests.fixtures import FIXTURE_TABLES_DIR
 
-TABLE = load_link_table()
+TABLE = load_link_table(str(FIXTURE_TABLES_DIR))  # the frozen links.json
 
 
 def bus(i: int) -> str:
@@ -112,7 +113,7 @@ def test_a_mix_of_nvlink_and_pcie_has_no_single_figure() -> None:
 
 
 def test_a_link_table_that_does_not_validate_is_refused(tmp_path: Path) -> None:
-    data = json.loads((Path(__file__).parent.parent / "compat_tables" / "links.json").read_text())
+    data = json.loads((FIXTURE_TABLES_DIR / "links.json").read_text())
     data["nvlink"][0]["gb_per_s_per_link_per_direction"] = "fast"
     (tmp_path / "links.json").write_text(json.dumps(data))
     with pytest.raises(TableError, match=r"links.json: nvlink\[0\].gb_per_s_per_link"):

@@ -15,6 +15,7 @@ from envcheck import builds
 from envcheck.compat import arch_coverage, cuda_of_variant, driver_verdict
 from envcheck.tables import TableError, builtin_dir, load_tables
 from envcheck.tables.model import parse_driver
+from envcheck.values import ComputeCapability
 
 TABLES = load_tables()
 
@@ -122,7 +123,7 @@ def test_driver_verdict_from_nvml_cuda_version_alone(cuda, supported, level) -> 
     ],
 )
 def test_arch_coverage(arches, cc, level) -> None:
-    assert arch_coverage(TABLES, arches, cc).level == level
+    assert arch_coverage(TABLES, arches, ComputeCapability.parse(cc)).level == level
 
 
 def test_gpu_names_and_families() -> None:

@@ -20,6 +20,7 @@ from envcheck.facts import Facts, GpuFacts, PackageFacts
 from envcheck.probes.toolchain import host_limits
 from envcheck.probes.toolkit import probe_toolkit
 from envcheck.tables import load_tables
+from envcheck.values import ComputeCapability
 from tests.runner import envcheck
 
 TABLES = load_tables()
@@ -208,7 +209,9 @@ def test_tk006_arch_list(value: str, capability: str, missing: bool) -> None:
     facts = with_torch(Facts())
     facts.toolkit.toolchain_probed, facts.toolkit.compilers = True, []
     facts.environment["TORCH_CUDA_ARCH_LIST"] = value
-    facts.nvidia.gpus = [GpuFacts(index=0, name="GPU", compute_capability=capability)]
+    facts.nvidia.gpus = [
+        GpuFacts(index=0, name="GPU", compute_capability=ComputeCapability.parse(capability))
+    ]
     assert ("TK006" in judged(facts)) is missing
 
 
@@ -257,12 +260,16 @@ def test_tk009_a_pascal_gpu_and_torch_compile() -> None:
     facts = with_torch(Facts())
     facts.toolkit.toolchain_probed, facts.toolkit.compilers = True, []
     facts.nvidia.gpus = [
-        GpuFacts(index=0, name="NVIDIA GeForce GTX 1080", compute_capability="6.1")
+        GpuFacts(
+            index=0,
+            name="NVIDIA GeForce GTX 1080",
+            compute_capability=ComputeCapability.parse("6.1"),
+        )
     ]
     facts.nvidia.driver_version = "550.54.14"
     (finding,) = [f for f in toolchain_check(facts, TABLES) if f.code == "TK009"]
     assert 'backend="aot_eager"' in finding.fix
-    facts.nvidia.gpus[0].compute_capability = "7.0"
+    facts.nvidia.gpus[0].compute_capability = ComputeCapability.parse("7.0")
     assert "TK009" not in judged(facts)
 
 

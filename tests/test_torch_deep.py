@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from envcheck.probes.torch_deep import parse_records, probe_torch_deep
+from envcheck.values import Arch
 from tests.faketorch import make_fake_torch
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -130,7 +131,7 @@ def test_gpu_machine_as_torch_reports_it(tmp_path: Path) -> None:
         ("NVIDIA H100 80GB HBM3", "9.0"),
         ("NVIDIA GeForce RTX 5090", "12.0"),
     ]
-    assert facts.arch_list[-1] == "sm_120"
+    assert facts.arch_list[-1] == Arch.parse("sm_120")
     assert facts.nccl_version == "2.27.3" and facts.cudnn_version == 91002
     assert facts.bf16_supported is True
     assert facts.distributed_backends == ["gloo", "nccl"]

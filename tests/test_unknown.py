@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from envcheck.facts import Facts, GpuFacts, TorchFacts
 from envcheck.install import Wish, resolve
-from envcheck.values import Severity
+from envcheck.values import ComputeCapability, Severity
 from tests.fixtures import TABLES, finding, profile, report_of
 
-RTX5090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 5090", compute_capability="12.0")
-RTX4090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
+RTX5090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 5090", compute_capability=ComputeCapability.parse("12.0")
+)
+RTX4090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 4090", compute_capability=ComputeCapability.parse("8.9")
+)
 
 
 def _box(gpu: GpuFacts, torch: str = "", cuda: str = "") -> Facts:
@@ -45,11 +49,11 @@ def test_a_missing_arch_list_is_not_coverage() -> None:
     plan = resolve(_box(RTX5090), TABLES, Wish(torch="2.5"), "linux-x86_64")
     assert plan.ok and plan.torch == "2.5.1"
     assert not any("covered by" in r for r in plan.reasons)
-    assert plan.unverified == [
+    assert list(plan.unverified) == [
         "kernels for NVIDIA GeForce RTX 5090 (sm_120) in torch 2.5.1+cu124: "
         "the tables do not hold this build's architecture list"
     ]
-    assert plan.to_dict()["unverified"] == plan.unverified
+    assert plan.to_dict()["unverified"] == list(plan.unverified)
 
 
 def test_a_build_known_to_fit_comes_before_one_that_may() -> None:
@@ -57,7 +61,7 @@ def test_a_build_known_to_fit_comes_before_one_that_may() -> None:
     known to cover sm_120: it takes 2.7 and says why it passed 2.6 over."""
     plan = resolve(_box(RTX5090), TABLES, Wish(torch=">=2.6,<2.8", near="2.6.0"), "linux-x86_64")
     assert plan.ok and (plan.torch, plan.variant) == ("2.7.1", "cu128")
-    assert plan.unverified == []
+    assert list(plan.unverified) == []
     assert any(n.startswith("passed over torch 2.6.0, not known to fit") for n in plan.notes)
 
 
@@ -69,7 +73,7 @@ def test_an_explicit_variant_with_an_unknown_list_is_not_verified() -> None:
 
 def test_a_known_list_needs_no_caveat() -> None:
     plan = resolve(_box(RTX4090), TABLES, Wish(torch="2.13"), "linux-x86_64")
-    assert plan.ok and plan.unverified == []
+    assert plan.ok and list(plan.unverified) == []
 
 
 def test_check_warns_when_the_installed_builds_coverage_is_unknown() -> None:

@@ -8,16 +8,19 @@ from __future__ import annotations
 from packaging.version import Version
 
 from envcheck.facts import Facts, GpuFacts
-from envcheck.install import Wish, resolve
-from envcheck.install.plan import driver_upgrade
+from envcheck.install import Wish, driver_upgrade, resolve
 from envcheck.tables import load_tables
-from envcheck.values import Platform
+from envcheck.values import ComputeCapability, Platform
 from tests.fixtures import profile
 
 TABLES = load_tables()
 
-RTX4090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
-RTX5090 = GpuFacts(index=0, name="NVIDIA GeForce RTX 5090", compute_capability="12.0")
+RTX4090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 4090", compute_capability=ComputeCapability.parse("8.9")
+)
+RTX5090 = GpuFacts(
+    index=0, name="NVIDIA GeForce RTX 5090", compute_capability=ComputeCapability.parse("12.0")
+)
 
 
 def _box(gpu: GpuFacts, driver: str, cuda: str) -> Facts:

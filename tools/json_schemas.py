@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from envcheck.facts import SCHEMA_VERSION as FACTS_SCHEMA_VERSION
 from envcheck.facts import Facts
-from envcheck.install.plan import InstallPlan
+from envcheck.facts_codec import VALUES as FACT_VALUES
+from envcheck.install.plan import PlanRecord
 from envcheck.report.documents import (
     PLAN_SCHEMA_VERSION,
     SMOKE_SCHEMA_VERSION,
@@ -49,11 +50,9 @@ def _type_schema(tp: Any, defs: Dict[str, Any]) -> Dict[str, Any]:
         return {}
     if origin is typing.Union:
         members = [a for a in args if a is not type(None)]
-        inner = (
-            _type_schema(members[0], defs)
-            if len(members) == 1
-            else {"anyOf": [_type_schema(m, defs) for m in members]}
-        )
+        schemas = [_type_schema(m, defs) for m in members]
+        # one schema when the members print alike (an arch list entry: Arch or Gfx, a string)
+        inner = schemas[0] if all(m == schemas[0] for m in schemas) else {"anyOf": schemas}
         if type(None) in args:
             if set(inner) == {"type"} and isinstance(inner["type"], str):
                 return {"type": [inner["type"], "null"]}
@@ -82,6 +81,8 @@ def _type_schema(tp: Any, defs: Dict[str, Any]) -> Dict[str, Any]:
     simple = {str: "string", int: "integer", float: "number", bool: "boolean"}
     if tp in simple:
         return {"type": simple[tp]}
+    if tp in FACT_VALUES:  # a value Facts holds as the string it prints (ComputeCapability)
+        return {"type": "string"}
     if isinstance(tp, type) and issubclass(tp, str):  # a str enum (SmokeStatus)
         return {"type": "string"}
     raise TypeError(f"no schema for {tp!r}")
@@ -131,8 +132,8 @@ def facts_schema() -> Dict[str, Any]:
 
 
 def _plan(defs: Dict[str, Any]) -> Dict[str, Any]:
-    """InstallPlan.to_dict(): the dataclass, plus index_url."""
-    return _dataclass_schema(InstallPlan, defs, {"index_url": NULL_STR})
+    """Planned.to_dict() and NoPlan.to_dict(): their one record, plus index_url."""
+    return _dataclass_schema(PlanRecord, defs, {"index_url": NULL_STR})
 
 
 def plan_schema() -> Dict[str, Any]:

@@ -9,9 +9,10 @@ import json
 import struct
 import sys
 import sysconfig
+from typing import Any, Dict
 
 
-def snapshot():
+def snapshot() -> Dict[str, Any]:
     import importlib.util
     import platform
 

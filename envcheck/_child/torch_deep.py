@@ -8,12 +8,14 @@ Standard library only until ``import torch``.
 """
 
 import faulthandler
+import functools
 import json
 import os
 import re
 import sys
 import traceback
 import warnings
+from typing import Any, Callable, Dict, List, Optional
 
 MARK = "@@envcheck@@"
 LIBRARIES = re.compile(
@@ -23,12 +25,12 @@ LIBRARIES = re.compile(
 )
 
 
-def emit(**record):
+def emit(**record: Any) -> None:
     sys.stdout.write("\n" + MARK + " " + json.dumps(record) + "\n")
     sys.stdout.flush()
 
 
-def step(name, errors, fn):
+def step(name: str, errors: Dict[str, str], fn: Callable[[], Any]) -> Any:
     """Run one query; a failure is recorded under its name, never fatal."""
     try:
         return fn()
@@ -37,7 +39,7 @@ def step(name, errors, fn):
         return None
 
 
-def loaded_libraries():
+def loaded_libraries() -> List[str]:
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
@@ -53,7 +55,7 @@ def loaded_libraries():
     return sorted(paths)
 
 
-def main():
+def main() -> None:
     faulthandler.enable()
     emit(stage="import")
     try:
@@ -70,11 +72,11 @@ def main():
     describe(torch, emit)
 
 
-def describe(torch, emit):
+def describe(torch: Any, emit: Callable[..., None]) -> None:
     """What an imported torch sees, as records passed to ``emit``. The child calls it after
     its own import; envcheck.require() calls it in the training script's process when that
     process has already imported torch (no second import, no child)."""
-    errors = {}  # type: dict
+    errors = {}  # type: Dict[str, str]
     emit(
         stage="cuda",
         version=getattr(torch, "__version__", None),
@@ -93,11 +95,24 @@ def describe(torch, emit):
     )
 
     count = step("device_count", errors, torch.cuda.device_count) if available else 0
-    devices = []
-    for i in range(count or 0):
-        props = step("device_%d" % i, errors, lambda i=i: torch.cuda.get_device_properties(i))
+    record = {"device_count": count, "devices": devices(torch, errors, count or 0)}
+    record.update(cuda_libraries(torch, errors, available))
+    record.update(other_backends(torch, errors))
+    record["num_threads"] = step("num_threads", errors, torch.get_num_threads)
+    record["distributed_backends"] = distributed_backends(torch, errors)
+    emit(stage="libraries", **record)
+    emit(stage="done", loaded_libraries=loaded_libraries(), step_errors=errors)
+
+
+def devices(torch: Any, errors: Dict[str, str], count: int) -> List[Dict[str, Any]]:
+    """The properties of each of the ``count`` CUDA devices that could be read."""
+    found = []
+    for i in range(count):
+        props = step(
+            "device_%d" % i, errors, functools.partial(torch.cuda.get_device_properties, i)
+        )
         if props is not None:
-            devices.append(
+            found.append(
                 {
                     "index": i,
                     "name": props.name,
@@ -106,7 +121,12 @@ def describe(torch, emit):
                     "multiprocessors": int(props.multi_processor_count),
                 }
             )
-    record = {"device_count": count, "devices": devices}
+    return found
+
+
+def cuda_libraries(torch: Any, errors: Dict[str, str], available: Optional[bool]) -> Dict[str, Any]:
+    """The GPU architectures the build holds, bf16, and the cuDNN and NCCL it loads."""
+    record = {}  # type: Dict[str, Any]
     record["arch_list"] = step("arch_list", errors, torch.cuda.get_arch_list) or []
     if available:
         record["bf16_supported"] = step("bf16", errors, torch.cuda.is_bf16_supported)
@@ -117,6 +137,12 @@ def describe(torch, emit):
             record["nccl_version"] = ".".join(str(p) for p in nccl)
         elif isinstance(nccl, int):  # torch < 1.13 returned 2708 for 2.7.8
             record["nccl_version"] = "%d.%d.%d" % (nccl // 1000, nccl % 1000 // 100, nccl % 100)
+    return record
+
+
+def other_backends(torch: Any, errors: Dict[str, str]) -> Dict[str, Any]:
+    """MPS (Apple), XPU (Intel) and the CPU's vector capability, where the build has them."""
+    record = {}  # type: Dict[str, Any]
     mps = getattr(torch.backends, "mps", None)
     if mps is not None:
         record["mps_built"] = step("mps_built", errors, mps.is_built)
@@ -127,7 +153,11 @@ def describe(torch, emit):
     cpu = getattr(torch.backends, "cpu", None)
     if cpu is not None and hasattr(cpu, "get_cpu_capability"):
         record["cpu_capability"] = step("cpu_capability", errors, cpu.get_cpu_capability)
-    record["num_threads"] = step("num_threads", errors, torch.get_num_threads)
+    return record
+
+
+def distributed_backends(torch: Any, errors: Dict[str, str]) -> List[str]:
+    """The torch.distributed backends this build can use."""
     backends = []
     dist = getattr(torch, "distributed", None)
     if dist is not None and step("distributed", errors, dist.is_available):
@@ -135,9 +165,7 @@ def describe(torch, emit):
             check = getattr(dist, "is_%s_available" % name, None)
             if check is not None and step(name, errors, check):
                 backends.append(name)
-    record["distributed_backends"] = backends
-    emit(stage="libraries", **record)
-    emit(stage="done", loaded_libraries=loaded_libraries(), step_errors=errors)
+    return backends
 
 
 if __name__ == "__main__":

@@ -7,13 +7,12 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
-from ..compat import (  # noqa: F401 - re-exported for the checks
-    has_amd_gpu,
-    has_nvidia_gpu,
-    platform_of,
-    torch_variant,
-    torch_version,
-)
+# Re-exported for the checks.
+from ..compat import has_amd_gpu as has_amd_gpu
+from ..compat import has_nvidia_gpu as has_nvidia_gpu
+from ..compat import platform_of as platform_of
+from ..compat import torch_variant as torch_variant
+from ..compat import torch_version as torch_version
 from ..facts import Facts
 from ..tables import Tables
 from ..values import Variant
@@ -87,7 +86,7 @@ def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -
     from the same plan, attached once by the core (``planned``: the core's, resolved once
     with the project's torch specifier; a check run on its own gets ``report_plan``'s).
     """
-    from ..install.plan import driver_upgrade, parse_torch_wish
+    from ..install import driver_upgrade, parse_torch_wish
 
     version = torch_version(facts)
     if not facts.system.os or not facts.system.machine:
@@ -95,11 +94,11 @@ def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -
         return "Which build fits depends on the OS and architecture, which are not known here."
     plan = report_plan(facts, tables, planned).plan
     if not plan.ok:
-        from ..install.plan import UNKNOWN
+        from ..install import Blocker
 
         # what the tables or the facts cannot tell (a container's hidden GPUs, a Jetson) is
         # not "nothing fits"
-        lead = "No build is known to fit" if plan.blocker == UNKNOWN else "Nothing fits"
+        lead = "No build is known to fit" if plan.blocker == Blocker.UNKNOWN else "Nothing fits"
         return f"{lead}: " + "; ".join(plan.conflicts + plan.ways_out) + "."
     picked = f"torch {plan.torch} ({plan.variant})"
     unknown = f" Not verified: {'; '.join(plan.unverified)}." if plan.unverified else ""
@@ -149,8 +148,7 @@ def torch_for_toolkit(
     (``plan.wish``: the project's torch specifier, the manager) holds for it too."""
     from dataclasses import replace
 
-    from ..install import resolve
-    from ..install.plan import known_variants
+    from ..install import known_variants, resolve
 
     wish = report_plan(facts, tables, planned).plan.wish
     installed = torch_version(facts)

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Hashable, Iterable, List, Optional, Set, Tuple, TypeVar
 
 from packaging.version import Version
 
-from ..compat import arch_coverage, build_arch_list, gpu_capabilities, sm_name
+from ..compat import (
+    CoverageLevel,
+    arch_coverage,
+    build_arch_list,
+    gpu_capabilities,
+    runtime_gfx_targets,
+    sm_name,
+)
 from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
+from ..values import ComputeCapability
 from ._util import has_amd_gpu, torch_variant, torch_version, what_fits
 from .jetson import JETPACK_WHEELS
 
 if TYPE_CHECKING:
     from ._util import Planned
+
+Gpus = List[Tuple[str, ComputeCapability]]  # (name, compute capability) of each GPU
+H = TypeVar("H", bound=Hashable)
 
 
 def check(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> List[Finding]:
@@ -29,7 +40,7 @@ def check(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> Li
 
 
 def _installed_build(
-    facts: Facts, tables: Tables, caps, planned: Optional[Planned]
+    facts: Facts, tables: Tables, caps: Gpus, planned: Optional[Planned]
 ) -> List[Finding]:
     variant = torch_variant(facts)
     if variant is None or not variant.is_cuda:
@@ -46,12 +57,13 @@ def _installed_build(
         ]
     findings = []
     evidence_arches = f"{source}: {' '.join(arches)}"
-    missing, ptx_only = [], []
+    missing: Gpus = []
+    ptx_only: List[Tuple[str, ComputeCapability, Optional[str]]] = []
     for name, cc in caps:
         cov = arch_coverage(tables, arches, cc)
-        if cov.level == "none":
+        if cov.level is CoverageLevel.NONE:
             missing.append((name, cc))
-        elif cov.level == "ptx":
+        elif cov.level is CoverageLevel.PTX:
             ptx_only.append((name, cc, cov.arch))
     if missing:
         gpus = ", ".join(f"{n} ({sm_name(c)})" for n, c in _unique(missing))
@@ -116,9 +128,9 @@ def _installed_rocm_build(
 def rocm_gfx_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], str]:
     """The gfx targets the installed ROCm torch carries, and where that came from: the deep
     probe's get_arch_list() (gfx names on ROCm) when it ran, else the tables."""
-    rt = facts.torch_runtime
-    if rt.status == "ok" and rt.arch_list and all(a.startswith("gfx") for a in rt.arch_list):
-        return [a.split(":")[0] for a in rt.arch_list], "torch.cuda.get_arch_list()"
+    seen = runtime_gfx_targets(facts)
+    if seen is not None:
+        return seen, "torch.cuda.get_arch_list()"
     variant, version = torch_variant(facts), torch_version(facts)
     release = tables.release(version) if version is not None else None
     if variant is None or release is None:
@@ -129,7 +141,7 @@ def rocm_gfx_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], st
     return list(targets), f"compat table for torch {release.minor} {variant}"
 
 
-def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:
+def _newest_release(facts: Facts, tables: Tables, caps: Gpus) -> List[Finding]:
     """GPUs that the newest torch no longer builds for (Pascal/Volta after cu126 went)."""
     newest = tables.newest_release
     lists = newest.arch_lists
@@ -137,7 +149,10 @@ def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:
         return []
     findings = []
     for name, cc in _unique(caps):
-        if any(arch_coverage(tables, arches, cc).level != "none" for arches in lists.values()):
+        if any(
+            arch_coverage(tables, arches, cc).level is not CoverageLevel.NONE
+            for arches in lists.values()
+        ):
             continue
         last = _last_release_for(tables, cc)
         fix = (
@@ -165,16 +180,17 @@ def _newest_release(facts: Facts, tables: Tables, caps) -> List[Finding]:
     return findings
 
 
-def _last_release_for(tables: Tables, cc: str) -> Optional[Tuple[Version, str]]:
+def _last_release_for(tables: Tables, cc: ComputeCapability) -> Optional[Tuple[Version, str]]:
     for release in reversed(tables.releases):
         for variant, arches in sorted(release.arch_lists.items(), reverse=True):
-            if arch_coverage(tables, arches, cc).level == "native":
+            if arch_coverage(tables, arches, cc).level is CoverageLevel.NATIVE:
                 return release.newest, variant
     return None
 
 
-def _unique(pairs):
-    seen, out = set(), []
+def _unique(pairs: Iterable[H]) -> List[H]:
+    seen: Set[H] = set()
+    out: List[H] = []
     for p in pairs:
         if p not in seen:
             seen.add(p)

@@ -8,6 +8,7 @@ from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
+from ..values import OsFamily
 from ._util import (
     driver_text,
     gpu_list,
@@ -27,7 +28,7 @@ def check(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> Li
         return [_not_installed(facts, tables, planned)]
     variant = torch_variant(facts)
     gpu = has_nvidia_gpu(facts)
-    darwin = facts.system.os == "Darwin"
+    darwin = facts.system.family is OsFamily.MACOS
     if variant is not None and variant.is_cpu and gpu and not darwin:
         return [_cpu_on_gpu(facts, tables, planned)]
     if variant is not None and variant.is_cpu and has_amd_gpu(facts):
@@ -85,7 +86,7 @@ def _cpu_on_gpu(facts: Facts, tables: Tables, planned: Optional[Planned]) -> Fin
     ]
     windows = (
         " On Windows the default index (plain `pip install torch`) only has CPU-only wheels."
-        if facts.system.os == "Windows"
+        if facts.system.family is OsFamily.WINDOWS
         else ""
     )
     return RULES["TRC001"](

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Optional
 
 from ..compat import (
+    DriverLevel,
     DriverVerdict,
     driver_drops,
     driver_predates,
@@ -67,84 +68,93 @@ def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -
         platform=str(platform) if platform else None,
     )
     evidence = [f"torch {facts.torch.version} built with CUDA {cuda}", driver_text(facts)]
-    full = _full_text(verdict)
-    evidence.append(f"full support: {full}")
+    evidence.append(f"full support: {_full_text(verdict)}")
     if verdict.minimum:
         evidence.append(
             f"minor-version compatibility covers CUDA {cuda.major}.x from {verdict.minimum}"
         )
-    if verdict.level == "too_old":
-        need = verdict.minimum or verdict.full_from
-        if facts.system.jetson:
-            # A Jetson's driver is part of JetPack (L4T): no desktop driver branch installs
-            # on it, so the way to a newer driver is a newer JetPack.
-            fix = (
-                f"On a Jetson the driver comes with JetPack (L4T): upgrade JetPack to a "
-                f"release whose driver runs CUDA {cuda} ({need} or newer), or install a torch "
-                f"build for the CUDA this JetPack ships"
-                + (f" ({nv.cuda_driver_version} or older)" if nv.cuda_driver_version else "")
-                + "."
-            )
-            return [
-                RULES["DRV001"](
-                    f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",
-                    evidence,
-                    fix + " " + what_fits(facts, tables, planned),
-                )
-            ]
-        fix = f"Upgrade the NVIDIA driver to {need} or newer"
-        if verdict.full_from and verdict.full_from != need:
-            fix += f" ({verdict.full_from} or newer for full CUDA {cuda} support)"
-        fix += ", or install a torch build for an older CUDA."
-        package, why = forward_compat_way_out(facts, tables, cuda)
-        if package is not None:
-            fix += f" Or keep the driver and {why}."
-        else:
-            evidence.append(why)
-        fix += " Without a driver upgrade: " + what_fits(facts, tables, planned)
-        return [
-            RULES["DRV001"](
-                f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})",
-                evidence,
-                fix,
-            )
-        ]
-    if verdict.level == "full" and verdict.unverified_below is not None:
-        return [
-            RULES["DRV006"](
-                f"Not verified: whether driver {verdict.driver} covers the CUDA {cuda} update "
-                f"torch {facts.torch.version} bundles",
-                [*evidence, f"a later CUDA {cuda} update needs driver {verdict.unverified_below}"],
-                f"The tables do not know which CUDA {cuda} update this build bundles; the GA "
-                f"needs {verdict.full_from} (met), a later update {verdict.unverified_below}. "
-                f"Driver {verdict.unverified_below} or newer is sure to give full support; until "
-                "then, what needs the newer driver may fail (DRV002 explains).",
-            )
-        ]
-    if verdict.level == "minor":
-        if facts.system.jetson:
-            upgrade = (
-                "For full support, upgrade JetPack (L4T), which brings the driver, to a release "
-                f"for CUDA {cuda.major}.{cuda.minor} or newer."
-            )
-        elif verdict.full_from is not None:
-            upgrade = f"For full support, upgrade the driver to {verdict.full_from} or newer."
-        elif verdict.full_branch is not None:
-            upgrade = f"For full support, upgrade to an R{verdict.full_branch} driver or newer."
-        else:
-            upgrade = "The driver that gives full support is not known (see above)."
-        # NVIDIA's caveats (tables.caveats, quoted with sources) are the why; the fix says
-        # what they mean for torch in two sentences and points to the page.
-        return [
-            RULES["DRV002"](
-                f"CUDA {cuda} runs on this driver only through minor-version compatibility",
-                evidence,
-                "Most of torch works; what does not: PTX that the driver must JIT-compile "
-                "(torch.compile/Triton kernels, a GPU this build has no native kernels for) and "
-                f"features that need the newer driver. {upgrade} Details: {MINOR_COMPAT_DOC}",
-            )
-        ]
+    if verdict.level is DriverLevel.TOO_OLD:
+        return [_too_old(facts, tables, planned, verdict, evidence)]
+    if verdict.level is DriverLevel.FULL and verdict.unverified_below is not None:
+        return [_unverified_update(facts, verdict, evidence)]
+    if verdict.level is DriverLevel.MINOR:
+        return [_minor_compat(facts, verdict, evidence)]
     return []
+
+
+def _too_old(
+    facts: Facts,
+    tables: Tables,
+    planned: Optional[Planned],
+    verdict: DriverVerdict,
+    evidence: List[str],
+) -> Finding:
+    """DRV001: the way out is a newer driver (a newer JetPack on a Jetson), forward
+    compatibility where it applies, or a build for an older CUDA."""
+    cuda, nv = verdict.cuda, facts.nvidia
+    need = verdict.minimum or verdict.full_from
+    title = f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})"
+    if facts.system.jetson:
+        # A Jetson's driver is part of JetPack (L4T): no desktop driver branch installs
+        # on it, so the way to a newer driver is a newer JetPack.
+        fix = (
+            f"On a Jetson the driver comes with JetPack (L4T): upgrade JetPack to a "
+            f"release whose driver runs CUDA {cuda} ({need} or newer), or install a torch "
+            f"build for the CUDA this JetPack ships"
+            + (f" ({nv.cuda_driver_version} or older)" if nv.cuda_driver_version else "")
+            + "."
+        )
+        return RULES["DRV001"](title, evidence, fix + " " + what_fits(facts, tables, planned))
+    fix = f"Upgrade the NVIDIA driver to {need} or newer"
+    if verdict.full_from and verdict.full_from != need:
+        fix += f" ({verdict.full_from} or newer for full CUDA {cuda} support)"
+    fix += ", or install a torch build for an older CUDA."
+    package, why = forward_compat_way_out(facts, tables, cuda)
+    if package is not None:
+        fix += f" Or keep the driver and {why}."
+    else:
+        evidence.append(why)
+    fix += " Without a driver upgrade: " + what_fits(facts, tables, planned)
+    return RULES["DRV001"](title, evidence, fix)
+
+
+def _unverified_update(facts: Facts, verdict: DriverVerdict, evidence: List[str]) -> Finding:
+    """DRV006: full support on the GA floor, while the bundled update may need more."""
+    cuda = verdict.cuda
+    return RULES["DRV006"](
+        f"Not verified: whether driver {verdict.driver} covers the CUDA {cuda} update "
+        f"torch {facts.torch.version} bundles",
+        [*evidence, f"a later CUDA {cuda} update needs driver {verdict.unverified_below}"],
+        f"The tables do not know which CUDA {cuda} update this build bundles; the GA "
+        f"needs {verdict.full_from} (met), a later update {verdict.unverified_below}. "
+        f"Driver {verdict.unverified_below} or newer is sure to give full support; until "
+        "then, what needs the newer driver may fail (DRV002 explains).",
+    )
+
+
+def _minor_compat(facts: Facts, verdict: DriverVerdict, evidence: List[str]) -> Finding:
+    """DRV002: the build runs through minor-version compatibility."""
+    cuda = verdict.cuda
+    if facts.system.jetson:
+        upgrade = (
+            "For full support, upgrade JetPack (L4T), which brings the driver, to a release "
+            f"for CUDA {cuda.major}.{cuda.minor} or newer."
+        )
+    elif verdict.full_from is not None:
+        upgrade = f"For full support, upgrade the driver to {verdict.full_from} or newer."
+    elif verdict.full_branch is not None:
+        upgrade = f"For full support, upgrade to an R{verdict.full_branch} driver or newer."
+    else:
+        upgrade = "The driver that gives full support is not known (see above)."
+    # NVIDIA's caveats (tables.caveats, quoted with sources) are the why; the fix says
+    # what they mean for torch in two sentences and points to the page.
+    return RULES["DRV002"](
+        f"CUDA {cuda} runs on this driver only through minor-version compatibility",
+        evidence,
+        "Most of torch works; what does not: PTX that the driver must JIT-compile "
+        "(torch.compile/Triton kernels, a GPU this build has no native kernels for) and "
+        f"features that need the newer driver. {upgrade} Details: {MINOR_COMPAT_DOC}",
+    )
 
 
 MINOR_COMPAT_DOC = (

@@ -4,7 +4,8 @@ PyTorch's aarch64 CUDA wheels (PyPI, download.pytorch.org) are built for SBSA, s
 with the standard CUDA toolkit (Grace: GH200, GB200), not for JetPack's CUDA on Jetson
 (bitsandbytes-foundation/bitsandbytes#1941, rapidsai/cucim#527). NVIDIA publishes its own
 torch wheels per JetPack release. envcheck has no table of those, so it says where they are
-and claims no install command it cannot verify.
+and claims no install command it cannot verify. Where they are is known in one place,
+install.jetson, which the resolver reads too.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import List
 
 from ..facts import Facts
 from ..findings import Finding
+from ..install.jetson import JETPACK_WHEELS as JETPACK_WHEELS  # checks.arch reads it here
 from ..rules import RULES
 from ..tables import Tables
 
-JETPACK_WHEELS = "https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048"
 JETPACK_FIX = (
     "Install NVIDIA's torch wheel for this board's JetPack release (NVIDIA's 'PyTorch for "
     f"Jetson' wheels: {JETPACK_WHEELS}). envcheck does not know those wheels and gives no "

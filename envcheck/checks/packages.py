@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -15,7 +15,8 @@ from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
-from ..tables.model import parse_version
+from ..tables.model import Release, parse_version
+from ..values import Variant
 from ._util import torch_variant, torch_version
 
 _CU_SUFFIX = re.compile(r"^(nvidia-.+)-cu(\d+)$")
@@ -45,30 +46,7 @@ def _installs(facts: Facts, tables: Tables) -> List[Finding]:
                 "remove user-site copies under ~/.local), then install one.",
             )
         )
-    label = torch_label(facts, tables)  # the one decision; the probe's text asks it too
-    evidence = [f"{t.location}/version.py: {t.version}", f"dist-info: {t.dist_version}"]
-    if label is not None and label.agree is False:
-        findings.append(
-            RULES["INS002"](
-                f"torch's files say {t.version}, its metadata says {t.dist_version}",
-                [*evidence, label.why],
-                "Two installs were written over each other. Reinstall cleanly: "
-                "`pip uninstall -y torch`, then install torch again.",
-            )
-        )
-    elif label is not None and label.agree is None:
-        findings.append(
-            RULES["INS005"](
-                f"Not known whether torch's files ({t.version}) and metadata "
-                f"({t.dist_version}) are one install",
-                [*evidence, label.why],
-                "PyPI's wheels keep the build's label in version.py and the plain version in "
-                "their metadata; the tables do not know which build PyPI serves for this "
-                "release here, so a mixed install is neither found nor ruled out. If torch "
-                "imports and `python -m pip show torch` names one install, it is one; newer "
-                "tables (--tables DIR) can tell.",
-            )
-        )
+    findings += _label(facts, tables)
     conda_torch = [p for p in t.conda_packages if p.name == "pytorch"]
     if conda_torch and t.installer and t.installer != "conda":
         findings.append(
@@ -96,6 +74,36 @@ def _installs(facts: Facts, tables: Tables) -> List[Finding]:
             )
         )
     return findings
+
+
+def _label(facts: Facts, tables: Tables) -> List[Finding]:
+    """INS002 (files and metadata are two installs) or INS005 (not known whether they are)."""
+    t = facts.torch
+    label = torch_label(facts, tables)  # the one decision; the probe's text asks it too
+    evidence = [f"{t.location}/version.py: {t.version}", f"dist-info: {t.dist_version}"]
+    if label is not None and label.agree is False:
+        return [
+            RULES["INS002"](
+                f"torch's files say {t.version}, its metadata says {t.dist_version}",
+                [*evidence, label.why],
+                "Two installs were written over each other. Reinstall cleanly: "
+                "`pip uninstall -y torch`, then install torch again.",
+            )
+        ]
+    if label is not None and label.agree is None:
+        return [
+            RULES["INS005"](
+                f"Not known whether torch's files ({t.version}) and metadata "
+                f"({t.dist_version}) are one install",
+                [*evidence, label.why],
+                "PyPI's wheels keep the build's label in version.py and the plain version in "
+                "their metadata; the tables do not know which build PyPI serves for this "
+                "release here, so a mixed install is neither found nor ruled out. If torch "
+                "imports and `python -m pip show torch` names one install, it is one; newer "
+                "tables (--tables DIR) can tell.",
+            )
+        ]
+    return []
 
 
 def _companions(facts: Facts, tables: Tables) -> List[Finding]:
@@ -148,7 +156,7 @@ def _companions(facts: Facts, tables: Tables) -> List[Finding]:
     return findings
 
 
-def _triton(facts: Facts, release, variant) -> List[Finding]:
+def _triton(facts: Facts, release: Optional[Release], variant: Optional[Variant]) -> List[Finding]:
     """torch.compile on the GPU needs exactly the Triton torch pins: torch's own metadata
     (``Requires-Dist: triton==X``) says so first; the tables' bundled pin stands in for a
     torch whose metadata was not read. A pin in the metadata with no Triton installed is
@@ -161,7 +169,7 @@ def _triton(facts: Facts, release, variant) -> List[Finding]:
     if pinned is None:
         if release is None or variant is None:
             return []
-        pinned = release.bundled.get(variant, {}).get("triton")
+        pinned = release.bundled.get(str(variant), {}).get("triton")
         where = f"torch {release.minor} {variant} pins triton {pinned}"
     names = (project,) if project else ("triton", "pytorch-triton")
     triton = next((p for p in facts.torch.companions if p.name in names), None)

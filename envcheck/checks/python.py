@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import List
 
+from packaging.version import Version
+
 from ..compat import platform_key
 from ..facts import Facts
 from ..findings import Finding
@@ -18,21 +20,7 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     py = parse_version(facts.python.version)
     if py is None:
         return []
-    findings: List[Finding] = []
-    version = torch_version(facts)
-    release = tables.release(version) if version else None
-    if release is not None and not release.supports_python(py):
-        findings.append(
-            RULES["PY001"](
-                f"torch {release.minor} has no wheels for Python {py.major}.{py.minor}",
-                [
-                    f"torch {version}: Python {release.python_min} to {release.python_max}",
-                    f"Python {py}",
-                ],
-                f"Use Python {release.python_min}-{release.python_max} with torch {release.minor}, "
-                "or a torch release that supports this Python.",
-            )
-        )
+    findings = _installed_release(facts, tables, py)
     if facts.python.bits == 32:  # no platform has 32-bit wheels
         findings.append(
             RULES["PY003"](
@@ -45,8 +33,8 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     if not facts.system.os or not facts.system.machine:
         return findings  # which wheels exist is unknown (a report that names no architecture)
     platform = platform_key(facts.system)
-    machine = f"{facts.system.os} {facts.system.machine}"
     if platform is None:
+        machine = f"{facts.system.os} {facts.system.machine}"
         bits = f" ({facts.python.bits}-bit)" if facts.python.bits else ""
         findings.append(
             RULES["PY003"](
@@ -57,41 +45,65 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
             )
         )
         return findings
-    usable = [r for r in tables.releases if r.supports_python(py) and platform in r.platforms]
+    return findings + _releases_for(facts, tables, py, platform)
+
+
+def _installed_release(facts: Facts, tables: Tables, py: Version) -> List[Finding]:
+    """PY001: the installed torch's release has no wheels for this Python."""
+    version = torch_version(facts)
+    release = tables.release(version) if version else None
+    if release is None or release.supports_python(py):
+        return []
+    return [
+        RULES["PY001"](
+            f"torch {release.minor} has no wheels for Python {py.major}.{py.minor}",
+            [
+                f"torch {version}: Python {release.python_min} to {release.python_max}",
+                f"Python {py}",
+            ],
+            f"Use Python {release.python_min}-{release.python_max} with torch {release.minor}, "
+            "or a torch release that supports this Python.",
+        )
+    ]
+
+
+def _releases_for(facts: Facts, tables: Tables, py: Version, platform: Platform) -> List[Finding]:
+    """PY003 when no release has wheels for this Python here, PY002 when only older ones do."""
+    usable = [r for r in tables.releases if r.supports_python(py) and str(platform) in r.platforms]
     newest = tables.newest_release
     if not usable:
-        findings.append(
+        return [
             RULES["PY003"](
                 f"No torch release has wheels for Python {py.major}.{py.minor} on {platform}",
                 [f"Python {py}, {platform}"],
                 _python_advice(tables, platform),
                 severity="error" if not facts.torch.installed else "warning",
             )
+        ]
+    if usable[-1] is newest:
+        return []
+    last = usable[-1]
+    why = []
+    if not newest.supports_python(py):
+        why.append(f"torch {newest.minor} needs Python {newest.python_min}-{newest.python_max}")
+    if str(platform) not in newest.platforms:
+        why.append(f"torch {newest.minor} has no {platform} wheels")
+    return [
+        RULES["PY002"](
+            f"The newest torch for Python {py.major}.{py.minor} on {platform} is {last.newest}",
+            [*why, f"Python {py}, {platform}"],
+            f"torch {last.newest} is the last release you can install here. "
+            + _python_advice(tables, platform),
+            severity="info" if facts.torch.installed else "warning",
         )
-    elif usable[-1] is not newest:
-        last = usable[-1]
-        why = []
-        if not newest.supports_python(py):
-            why.append(f"torch {newest.minor} needs Python {newest.python_min}-{newest.python_max}")
-        if platform not in newest.platforms:
-            why.append(f"torch {newest.minor} has no {platform} wheels")
-        findings.append(
-            RULES["PY002"](
-                f"The newest torch for Python {py.major}.{py.minor} on {platform} is {last.newest}",
-                [*why, f"Python {py}, {platform}"],
-                f"torch {last.newest} is the last release you can install here. "
-                + _python_advice(tables, platform),
-                severity="info" if facts.torch.installed else "warning",
-            )
-        )
-    return findings
+    ]
 
 
 def _python_advice(tables: Tables, platform: Platform) -> str:
     newest = next((r for r in reversed(tables.releases) if platform in r.platforms), None)
     if newest is None:
         return "Use another platform."
-    if platform == "macos-x86_64":
+    if platform.is_macos and platform.arch == "x86_64":
         return (
             f"Intel Macs get no wheels after torch {newest.newest}: use that, "
             "or an Apple-silicon Mac or Linux machine."

@@ -6,8 +6,10 @@ import os
 import re
 from typing import List, Optional, Tuple
 
+from packaging.version import Version
+
 from ..compat import sm_name, toolkit_misses
-from ..facts import Facts
+from ..facts import Facts, TorchRuntimeFacts
 from ..findings import Finding
 from ..probes import DEFAULT_TIMEOUT
 from ..rules import RULES
@@ -24,7 +26,7 @@ from ._util import (
 )
 
 # (pattern in the import error, cause, fix)
-_IMPORT_CAUSES: List[Tuple[re.Pattern, str, str]] = [
+_IMPORT_CAUSES: List[Tuple[re.Pattern[str], str, str]] = [
     (
         re.compile(
             r"(lib(?:cudnn|nvrtc|cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|nccl|nvJitLink|cupti)[\w.-]*): cannot open shared object file"
@@ -85,7 +87,7 @@ def _import(facts: Facts) -> List[Finding]:
     return []
 
 
-def _short_timeout(rt) -> Finding:
+def _short_timeout(rt: TorchRuntimeFacts) -> Finding:
     """The import outlived a limit the user made shorter than the default (``--timeout
     0.5``): that says the import is slower than the limit, not that the driver is wedged (a
     first import after an install takes seconds to tens of seconds). Whether torch works is
@@ -227,29 +229,7 @@ def _nvcc(facts: Facts, tables: Tables, planned: Planned) -> List[Finding]:
     if replaced:
         evidence.append(f"the report's install plan: torch {plan.torch}+{plan.variant}")
     cannot = toolkit_misses(facts, tables, nvcc)  # the nvcc here itself
-    misses = toolkit_misses(facts, tables, cuda)
-    if misses:
-        gpus = ", ".join(f"{n} ({sm_name(c)}) needs {need}" for n, c, need in misses)
-        toolkit = (
-            f"No CUDA {cuda} toolkit compiles for the GPUs here ({gpus}), so that is not the "
-            "fix: a torch build that runs here comes first"
-            + ("; the report's other findings say what stands in its way." if not plan.ok else ".")
-        )
-    else:
-        toolkit = f"Install the CUDA {cuda} toolkit and point CUDA_HOME at it"
-        # Another build to match this nvcc, only when the report installs none: beside its
-        # command, a second torch to install would be a second plan.
-        other = None if planned.installs else torch_for_toolkit(facts, tables, nvcc, planned)
-        toolkit += (
-            f", or install {other}, which "
-            + ("this machine runs" if facts.source == "probe" else "fits what the report says")
-            + f" (`envcheck install --variant {other.rsplit('+', 1)[1]}`)."
-            if other
-            else "."
-            if planned.installs  # the report installs a torch: the toolkit for it is the fix
-            else f". No torch build for CUDA {nvcc.major}.x is known to run on this machine, so "
-            "the toolkit is the one to change."
-        )
+    toolkit = _toolkit_advice(facts, tables, planned, cuda, nvcc)
     return [
         RULES["TK001"](
             f"nvcc is CUDA {nvcc.major}.{nvcc.minor}{whose} CUDA {cuda}",
@@ -268,3 +248,36 @@ def _nvcc(facts: Facts, tables: Tables, planned: Planned) -> List[Finding]:
             severity=None if major or cannot else "info",
         )
     ]
+
+
+def _toolkit_advice(
+    facts: Facts, tables: Tables, planned: Planned, cuda: Version, nvcc: Version
+) -> str:
+    """TK001's way out: the CUDA ``cuda`` toolkit (unless it cannot compile for a GPU here),
+    or another torch build to match this nvcc when the report installs none."""
+    misses = toolkit_misses(facts, tables, cuda)
+    if misses:
+        gpus = ", ".join(f"{n} ({sm_name(c)}) needs {need}" for n, c, need in misses)
+        return (
+            f"No CUDA {cuda} toolkit compiles for the GPUs here ({gpus}), so that is not the "
+            "fix: a torch build that runs here comes first"
+            + (
+                "; the report's other findings say what stands in its way."
+                if not planned.plan.ok
+                else "."
+            )
+        )
+    toolkit = f"Install the CUDA {cuda} toolkit and point CUDA_HOME at it"
+    # Another build to match this nvcc, only when the report installs none: beside its
+    # command, a second torch to install would be a second plan.
+    other = None if planned.installs else torch_for_toolkit(facts, tables, nvcc, planned)
+    return toolkit + (
+        f", or install {other}, which "
+        + ("this machine runs" if facts.source == "probe" else "fits what the report says")
+        + f" (`envcheck install --variant {other.rsplit('+', 1)[1]}`)."
+        if other
+        else "."
+        if planned.installs  # the report installs a torch: the toolkit for it is the fix
+        else f". No torch build for CUDA {nvcc.major}.x is known to run on this machine, so "
+        "the toolkit is the one to change."
+    )

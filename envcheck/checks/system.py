@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import List
 
+from .._text import size
 from ..containers import FIX as CONTAINER_FIX
 from ..containers import started_without_gpus
-from ..facts import Facts
+from ..facts import Facts, RuntimeStatus
 from ..findings import Finding
-from ..report.style import size
 from ..rules import RULES
 from ..tables import Tables
+from ..values import OsFamily
 
 GiB = 1024**3
 SHM_WARN = 1 * GiB
@@ -35,43 +36,60 @@ def nccl_shm_floor(facts: Facts, tables: Tables) -> int:
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
+    findings = _shm(facts, tables)
+    findings += _limits(facts)
+    findings += _disks(facts)
+    findings += _wsl1(facts)
+    findings += _container_without_gpus(facts)
+    findings += _mps(facts)
+    return findings
+
+
+def _shm(facts: Facts, tables: Tables) -> List[Finding]:
+    """SYS001: a /dev/shm too small for DataLoader workers and NCCL."""
+    s = facts.system
+    nccl_need = nccl_shm_floor(facts, tables)
+    if s.shm_total is None or s.shm_total >= max(SHM_WARN, nccl_need):
+        return []
+    docker = s.container in ("docker", "podman", "containerd")
+    fix = (
+        "Start the container with `--shm-size=8g` (or `--ipc=host`)"
+        if docker
+        else "Give /dev/shm more space"
+        if s.container != "kubernetes"
+        else "Mount an emptyDir with `medium: Memory` at /dev/shm"
+    )
+    # Docker's 64 MB: certain to fail, not a risk
+    tiny = s.shm_total < 256 * 1024**2 or s.shm_total < nccl_need
+    outcome = "will fail" if tiny else "may run out of it"
+    need = (
+        [
+            f"NCCL through host memory needs at least {size(nccl_need)} for "
+            f"{len(facts.nvidia.gpus)} GPUs ({size(nccl_need // len(facts.nvidia.gpus))} "
+            "of buffers per rank)"
+        ]
+        if nccl_need
+        else []
+    )
+    return [
+        RULES["SYS001"](
+            f"/dev/shm is {size(s.shm_total)}: DataLoader workers and NCCL {outcome}",
+            [
+                f"/dev/shm {size(s.shm_total)}, {size(s.shm_free)} free",
+                f"container: {s.container or 'none detected'}",
+                *need,
+            ],
+            fix + '. With a small /dev/shm, DataLoader workers die with "Bus error" and NCCL '
+            "falls back or fails; 64 MB is Docker's default.",
+            severity="error" if tiny else None,
+        )
+    ]
+
+
+def _limits(facts: Facts) -> List[Finding]:
+    """SYS002 and SYS003: the cgroup's memory limit and CPU quota."""
     s = facts.system
     findings = []
-    nccl_need = nccl_shm_floor(facts, tables)
-    if s.shm_total is not None and s.shm_total < max(SHM_WARN, nccl_need):
-        docker = s.container in ("docker", "podman", "containerd")
-        fix = (
-            "Start the container with `--shm-size=8g` (or `--ipc=host`)"
-            if docker
-            else "Give /dev/shm more space"
-            if s.container != "kubernetes"
-            else "Mount an emptyDir with `medium: Memory` at /dev/shm"
-        )
-        # Docker's 64 MB: certain to fail, not a risk
-        tiny = s.shm_total < 256 * 1024**2 or s.shm_total < nccl_need
-        outcome = "will fail" if tiny else "may run out of it"
-        need = (
-            [
-                f"NCCL through host memory needs at least {size(nccl_need)} for "
-                f"{len(facts.nvidia.gpus)} GPUs ({size(nccl_need // len(facts.nvidia.gpus))} "
-                "of buffers per rank)"
-            ]
-            if nccl_need
-            else []
-        )
-        findings.append(
-            RULES["SYS001"](
-                f"/dev/shm is {size(s.shm_total)}: DataLoader workers and NCCL {outcome}",
-                [
-                    f"/dev/shm {size(s.shm_total)}, {size(s.shm_free)} free",
-                    f"container: {s.container or 'none detected'}",
-                    *need,
-                ],
-                fix + '. With a small /dev/shm, DataLoader workers die with "Bus error" and NCCL '
-                "falls back or fails; 64 MB is Docker's default.",
-                severity="error" if tiny else None,
-            )
-        )
     if s.cgroup.memory_limit and s.memory_total and s.cgroup.memory_limit < s.memory_total:
         findings.append(
             RULES["SYS002"](
@@ -92,27 +110,34 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
                 "tools that read os.cpu_count() oversubscribe the quota.",
             )
         )
-    for disk in s.disks:
-        if disk.free is not None and disk.free < DISK_WARN:
-            findings.append(
-                RULES["SYS004"](
-                    f"Only {size(disk.free)} free on {disk.path}",
-                    [f"{disk.path}: {size(disk.free)} free of {size(disk.total)}"],
-                    "A torch CUDA install takes several GB, checkpoints more: free space first.",
-                )
-            )
-    if s.wsl == 1:
-        findings.append(
-            RULES["SYS005"](
-                "This is WSL 1, which cannot use the GPU",
-                [f"kernel {s.kernel}"],
-                "Convert the distribution to WSL 2 (`wsl --set-version <distro> 2`).",
-                severity="error" if facts.torch.cuda else "warning",
-            )
-        )
-    findings += _container_without_gpus(facts)
-    findings += _mps(facts)
     return findings
+
+
+def _disks(facts: Facts) -> List[Finding]:
+    """SYS004: a disk torch or checkpoints will be written to is nearly full."""
+    return [
+        RULES["SYS004"](
+            f"Only {size(disk.free)} free on {disk.path}",
+            [f"{disk.path}: {size(disk.free)} free of {size(disk.total)}"],
+            "A torch CUDA install takes several GB, checkpoints more: free space first.",
+        )
+        for disk in facts.system.disks
+        if disk.free is not None and disk.free < DISK_WARN
+    ]
+
+
+def _wsl1(facts: Facts) -> List[Finding]:
+    """SYS005: WSL 1 has no GPU."""
+    if facts.system.wsl != 1:
+        return []
+    return [
+        RULES["SYS005"](
+            "This is WSL 1, which cannot use the GPU",
+            [f"kernel {facts.system.kernel}"],
+            "Convert the distribution to WSL 2 (`wsl --set-version <distro> 2`).",
+            severity="error" if facts.torch.cuda else "warning",
+        )
+    ]
 
 
 def _container_without_gpus(facts: Facts) -> List[Finding]:
@@ -138,7 +163,8 @@ def _container_without_gpus(facts: Facts) -> List[Finding]:
 
 def _mps(facts: Facts) -> List[Finding]:
     rt, s = facts.torch_runtime, facts.system
-    if s.os != "Darwin" or rt.status != "ok" or rt.mps_available is not False:
+    macos = s.family is OsFamily.MACOS
+    if not macos or rt.status != RuntimeStatus.OK or rt.mps_available is not False:
         return []
     if rt.mps_built is False:
         why = "this torch was built without MPS"

@@ -11,13 +11,13 @@ that covers the GPUs here. Each rule judges only what the probe looked at
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from ..facts import CompilerFacts, Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
-from ..values import ComputeCapability
+from ..values import ComputeCapability, OsFamily
 from ._util import has_nvidia_gpu
 
 # torch/_inductor/exc.py (torch 2.13, read here): "Triton only supports devices of CUDA Capability >= 7.0"
@@ -46,9 +46,9 @@ def _distro_packages(facts: Facts, what: str) -> str:
     s, py = facts.system, facts.python
     xy = ".".join(py.version.split(".")[:2]) if py.version else "3"
     distro = f"{s.distro_id or ''} {s.distro_name or ''}".lower()
-    if s.os == "Darwin":
+    if s.family is OsFamily.MACOS:
         return "`xcode-select --install` (the Command Line Tools)"
-    if s.os == "Windows":
+    if s.family is OsFamily.WINDOWS:
         return (
             'Visual Studio Build Tools with "Desktop development with C++", then use the '
             '"x64 Native Tools" prompt'
@@ -159,7 +159,7 @@ def _cuda_home(facts: Facts) -> List[Finding]:
     ]
 
 
-def _arch_entries(value: str) -> Optional[List[tuple]]:
+def _arch_entries(value: str) -> Optional[List[Tuple[ComputeCapability, bool]]]:
     """TORCH_CUDA_ARCH_LIST ("7.5;8.0 8.6+PTX") as (capability, ptx) pairs; None when it
     holds names ("Ampere") or anything else this reading does not know."""
     out = []
@@ -184,7 +184,7 @@ def _arch_list(facts: Facts) -> List[Finding]:
         return []
     missing = []
     for gpu in facts.nvidia.gpus:
-        cc = ComputeCapability.maybe(gpu.compute_capability)
+        cc = gpu.compute_capability
         if cc is None:
             continue
         covered = any(
@@ -232,8 +232,7 @@ def _triton(facts: Facts) -> List[Finding]:
         old = [
             f"{g.name} ({g.compute_capability})"
             for g in facts.nvidia.gpus
-            if (cc := ComputeCapability.maybe(g.compute_capability)) is not None
-            and cc < TRITON_MIN_CAPABILITY
+            if (cc := g.compute_capability) is not None and cc < TRITON_MIN_CAPABILITY
         ]
         if old:
             findings.append(

@@ -1,6 +1,6 @@
 """`envcheck diagnose`: the same checks and install advice, on a report pasted from elsewhere.
 
-Text -> Facts (parsers.py) -> checks + recognised error messages -> findings.
+Text -> Facts (reading.py, and a reader per kind of text) -> checks + recognised error messages -> findings.
 A check whose facts the text does not contain is not run on guesses: its
 findings are dropped and the report says what was missing, so "not in the
 text" never reads as "fine" or as "broken".
@@ -12,23 +12,19 @@ import re
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from ..facts import Facts, GpuFacts
+from ..facts import Facts, GpuFacts, RuntimeStatus
 from ..findings import Finding
 from ..probes.nvidia import cuda_version_from_int
 from ..rules import DETAILS, RULES, with_details
 from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
-from ..values import ComputeCapability, Severity
+from ..values import Arch, ComputeCapability, Severity
+from .collect_env import read_collect_env
 from .dumps import read_dumps
 from .fragments import read_fragments
-from .parsers import (
-    Reading,
-    clean,
-    cuda_of_local,
-    read_collect_env,
-    read_json,
-    read_nvidia_smi,
-)
+from .json_report import read_json
+from .nvidia_smi import read_nvidia_smi
+from .reading import Reading, clean, cuda_of_local
 
 if TYPE_CHECKING:
     from ..core import Report
@@ -202,7 +198,7 @@ def case_of(rule: MessageRule, reading: Reading) -> Optional[MessageCase]:
     """The first of the message's cases whose conditions the text's facts meet (an unknown
     fact meets no condition, so the general meaning stands)."""
     f = reading.facts
-    caps = [ComputeCapability.maybe(g.compute_capability) for g in f.nvidia.gpus]
+    caps = [g.compute_capability for g in f.nvidia.gpus]
     known = [c for c in caps if c is not None]
 
     def holds(name: str, want: str) -> bool:
@@ -233,73 +229,92 @@ _TORCH = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]
 
 
 def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
-    f = reading.facts
+    """The facts a recognised message carries (its rule's ``extracts``: a fact's name and
+    the pattern's group that holds it), into the reading's Facts: each where it belongs."""
     groups = match.groupdict()
     for fact, source in rule.extracts.items():
         raw = groups.get(source, source)
         if raw is None:
             continue
-        number = _digits(raw)
-        if fact == "gpu_capability":
-            cc = _capability(raw)
-            if cc and not any(g.compute_capability == cc for g in f.nvidia.gpus):
-                if f.nvidia.gpus and not any(g.compute_capability for g in f.nvidia.gpus):
-                    f.nvidia.gpus[0].compute_capability = cc
-                elif not f.nvidia.gpus:
-                    name = reading.extra.get("gpu_named") or f"a GPU of {cc} (from the error)"
-                    f.nvidia.gpus = [GpuFacts(index=0, name=name, compute_capability=cc)]
-                reading.observed.add("nvidia")
-        elif fact == "gpu_name" and raw.strip():
-            name = raw.strip()
-            if not f.nvidia.gpus:
-                f.nvidia.gpus = [GpuFacts(index=0, name=name)]
-            elif f.nvidia.gpus[0].name and f.nvidia.gpus[0].name.endswith("(from the error)"):
-                f.nvidia.gpus[0].name = name
+        _nvidia_fact(fact, raw, reading)
+        _torch_fact(fact, raw, reading)
+        _host_fact(fact, raw, reading)
+
+
+def _nvidia_fact(fact: str, raw: str, reading: Reading) -> None:
+    """A fact of the GPUs, the driver or NVML, as a message gives it."""
+    f = reading.facts
+    number = _digits(raw)
+    if fact == "gpu_capability":
+        cc = ComputeCapability.maybe(_capability(raw))
+        if cc and not any(g.compute_capability == cc for g in f.nvidia.gpus):
+            if f.nvidia.gpus and not any(g.compute_capability for g in f.nvidia.gpus):
+                f.nvidia.gpus[0].compute_capability = cc
+            elif not f.nvidia.gpus:
+                name = reading.extra.get("gpu_named") or f"a GPU of {cc} (from the error)"
+                f.nvidia.gpus = [GpuFacts(index=0, name=name, compute_capability=cc)]
             reading.observed.add("nvidia")
-        elif fact == "arch_list":
-            arches = re.findall(r"sm_\d{2,3}a?|compute_\d{2,3}", raw)
-            if arches:
-                reading.extra["arch_list"] = arches[:40]
-                rt = f.torch_runtime
-                if not rt.arch_list and rt.status in ("skipped", "ok"):
-                    # torch printed its get_arch_list(): the deep probe's own fact
-                    rt.status, rt.arch_list = "ok", arches[:40]
-        elif fact == "cuda_driver_version":
-            if number:
-                f.nvidia.cuda_driver_version = cuda_version_from_int(int(number))
-            elif _DOTTED.fullmatch(raw):
-                f.nvidia.cuda_driver_version = raw
-            else:
-                continue
-            reading.observed.add("nvidia")
-        elif fact == "nvcc_version" and _DOTTED.fullmatch(raw):
-            f.toolkit.nvcc_version = f.toolkit.nvcc_version or raw
-            reading.observed.add("toolkit")
-        elif fact == "torch_cuda" and _DOTTED.fullmatch(raw) and not f.torch.cuda:
-            f.torch.cuda = raw
-        elif fact == "torch_version" and _TORCH.fullmatch(raw) and f.torch.version is None:
-            f.torch.installed, f.torch.version, f.torch.dist_version = True, raw, raw
-            f.torch.cuda = f.torch.cuda or cuda_of_local(raw)
-            reading.observed.add("torch")
-        elif fact == "companion_cuda" and _DOTTED.fullmatch(raw):
-            reading.extra["companion_cuda"] = raw
-        elif fact == "python_version" and re.fullmatch(r"\d\.\d{1,2}", raw):
-            if not f.python.version:
-                f.python.version = raw
-                reading.observed.add("python")
-        elif fact == "package":
-            packages = reading.extra.setdefault("packages", [])
-            if raw not in packages:
-                packages.insert(0, raw)
-        elif fact == "nvml_error":
-            f.nvidia.nvml.ok, f.nvidia.nvml.error = False, raw
-            f.nvidia.nvml.message = "Driver/library version mismatch"
-            reading.observed.add("nvidia")
-            reading.stated.add("nvidia.gpus")  # NVML failed: no GPU list can exist
-        elif fact == "torch_variant" and raw == "cpu" and not f.torch.cuda:
-            reading.notes.append("the error says this torch is a CPU-only build")
-        elif fact == "os" and raw in ("Linux", "Windows", "Darwin") and not f.system.os:
-            f.system.os = raw
+    elif fact == "gpu_name" and raw.strip():
+        name = raw.strip()
+        if not f.nvidia.gpus:
+            f.nvidia.gpus = [GpuFacts(index=0, name=name)]
+        elif f.nvidia.gpus[0].name and f.nvidia.gpus[0].name.endswith("(from the error)"):
+            f.nvidia.gpus[0].name = name
+        reading.observed.add("nvidia")
+    elif fact == "cuda_driver_version":
+        if number:
+            f.nvidia.cuda_driver_version = cuda_version_from_int(int(number))
+        elif _DOTTED.fullmatch(raw):
+            f.nvidia.cuda_driver_version = raw
+        else:
+            return
+        reading.observed.add("nvidia")
+    elif fact == "nvml_error":
+        f.nvidia.nvml.ok, f.nvidia.nvml.error = False, raw
+        f.nvidia.nvml.message = "Driver/library version mismatch"
+        reading.observed.add("nvidia")
+        reading.stated.add("nvidia.gpus")  # NVML failed: no GPU list can exist
+
+
+def _torch_fact(fact: str, raw: str, reading: Reading) -> None:
+    """A fact of the torch build, its companions or the CUDA toolkit, as a message gives it."""
+    f = reading.facts
+    if fact == "arch_list":
+        arches = re.findall(r"sm_\d{2,3}a?|compute_\d{2,3}", raw)
+        if arches:
+            reading.extra["arch_list"] = arches[:40]
+            rt = f.torch_runtime
+            if not rt.arch_list and rt.status in ("skipped", "ok"):
+                # torch printed its get_arch_list(): the deep probe's own fact
+                rt.status, rt.arch_list = RuntimeStatus.OK, [Arch.parse(a) for a in arches[:40]]
+    elif fact == "nvcc_version" and _DOTTED.fullmatch(raw):
+        f.toolkit.nvcc_version = f.toolkit.nvcc_version or raw
+        reading.observed.add("toolkit")
+    elif fact == "torch_cuda" and _DOTTED.fullmatch(raw) and not f.torch.cuda:
+        f.torch.cuda = raw
+    elif fact == "torch_version" and _TORCH.fullmatch(raw) and f.torch.version is None:
+        f.torch.installed, f.torch.version, f.torch.dist_version = True, raw, raw
+        f.torch.cuda = f.torch.cuda or cuda_of_local(raw)
+        reading.observed.add("torch")
+    elif fact == "companion_cuda" and _DOTTED.fullmatch(raw):
+        reading.extra["companion_cuda"] = raw
+    elif fact == "torch_variant" and raw == "cpu" and not f.torch.cuda:
+        reading.notes.append("the error says this torch is a CPU-only build")
+
+
+def _host_fact(fact: str, raw: str, reading: Reading) -> None:
+    """A fact of the Python, the OS or the site-packages a message names."""
+    f = reading.facts
+    if fact == "python_version" and re.fullmatch(r"\d\.\d{1,2}", raw):
+        if not f.python.version:
+            f.python.version = raw
+            reading.observed.add("python")
+    elif fact == "package":
+        packages = reading.extra.setdefault("packages", [])
+        if raw not in packages:
+            packages.insert(0, raw)
+    elif fact == "os" and raw in ("Linux", "Windows", "Darwin") and not f.system.os:
+        f.system.os = raw
 
 
 def _capability(raw: str) -> Optional[str]:

@@ -20,18 +20,13 @@ anchored or bounded, so a reader's time grows linearly with a line's length.
 from __future__ import annotations
 
 import re
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
-from ..facts import GpuFacts, PackageFacts
+from ..facts import GpuFacts, PackageFacts, RuntimeStatus
 from ..probes.toolkit import parse_nvcc_version
-from .parsers import (
-    Reading,
-    lines_of,
-    platform_string,
-    read_library_lines,
-    set_python,
-    set_torch,
-)
+from ..values import Arch, ComputeCapability
+from .collect_env import platform_string, read_library_lines
+from .reading import Reading, lines_of, set_python, set_torch
 
 _VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
 # detectron2 / mmcv tables: a name, two or more spaces (or a tab), the value
@@ -79,6 +74,16 @@ def _companion(reading: Reading, name: str, version: str) -> None:
 
 def _detectron2_table(lines: List[str], reading: Reading) -> None:
     """detectron2's and mmcv's collect_env: a table of name and value."""
+    rows, gpus = _d2_rows(lines)
+    if not any(k in rows for k in ("detectron2", "mmcv", "mmcv compiler", "detectron2 arch flags")):
+        return
+    reading.pieces.append("detectron2/mmcv collect_env")
+    _d2_torch(rows, reading)
+    _d2_cuda(rows, gpus, reading)
+
+
+def _d2_rows(lines: List[str]) -> Tuple[Dict[str, str], List[GpuFacts]]:
+    """The table's rows by lower-case name (the first of a name wins), and its GPU rows."""
     rows: Dict[str, str] = {}
     gpus: List[GpuFacts] = []
     for line in lines:
@@ -90,15 +95,16 @@ def _detectron2_table(lines: List[str], reading: Reading) -> None:
         if gpu:  # "GPU 0,1  Tesla V100-SXM2-16GB (arch=7.0)"
             name = re.sub(r"\s*\(arch=[\d.]+\)\s*$", "", val)
             arch = re.search(r"\(arch=(\d{1,2}\.\d)\)", val)
+            cc = ComputeCapability.maybe(arch.group(1)) if arch else None
             for i in gpu.group(1).split(","):
-                gpus.append(
-                    GpuFacts(index=int(i), name=name, compute_capability=arch and arch.group(1))
-                )
+                gpus.append(GpuFacts(index=int(i), name=name, compute_capability=cc))
             continue
         rows.setdefault(key.lower(), val)
-    if not any(k in rows for k in ("detectron2", "mmcv", "mmcv compiler", "detectron2 arch flags")):
-        return
-    reading.pieces.append("detectron2/mmcv collect_env")
+    return rows, gpus
+
+
+def _d2_torch(rows: Dict[str, str], reading: Reading) -> None:
+    """The table's torch build, Python, OS and torch's companions."""
     torch = re.match(_VERSION, rows.get("pytorch", ""))
     if torch:
         set_torch(reading, torch.group(1), None, "detectron2/mmcv collect_env")
@@ -120,6 +126,11 @@ def _detectron2_table(lines: List[str], reading: Reading) -> None:
         version = re.match(_VERSION, rows.get(name, ""))
         if version:
             _companion(reading, name, version.group(1))
+
+
+def _d2_cuda(rows: Dict[str, str], gpus: List[GpuFacts], reading: Reading) -> None:
+    """The table's CUDA side: nvcc, the driver, the GPUs, and the CUDA detectron2 was built
+    with against torch's."""
     compiler = re.match(r"CUDA (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)$", rows.get("cuda compiler", ""))
     nvcc = parse_nvcc_version(rows.get("nvcc", "")) if "nvcc" in rows else None
     nvcc = nvcc or (compiler.group(1) if compiler else None)
@@ -161,7 +172,7 @@ def _bullets(lines: List[str], reading: Reading) -> None:
                 gpu = re.search(r"\((True|False)\)", val)
                 if gpu and "torch_runtime" not in reading.observed:
                     rt = reading.facts.torch_runtime
-                    rt.status, rt.version = "ok", version.group(1)
+                    rt.status, rt.version = RuntimeStatus.OK, version.group(1)
                     rt.cuda = reading.facts.torch.cuda
                     rt.cuda_available = gpu.group(1) == "True"
                     reading.observed.add("torch_runtime")
@@ -387,7 +398,8 @@ def _torch_config(lines: List[str], reading: Reading) -> None:
         if flags and not rt.arch_list and rt.status in ("skipped", "ok"):
             arches = re.findall(r"code=\[?((?:sm|compute)_\d{2,3}a?)", flags.group(1))
             if arches:
-                rt.status, rt.arch_list = "ok", sorted(set(arches), key=arches.index)[:40]
+                unique = sorted(set(arches), key=arches.index)[:40]
+                rt.status, rt.arch_list = RuntimeStatus.OK, [Arch.parse(a) for a in unique]
     reading.pieces.append("torch.__config__.show()")
 
 

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Tuple
 from ..facts import PackageFacts
 from ..probes.nvidia import cuda_version_from_int
 from ..probes.toolkit import parse_nvcc_version
-from .parsers import Reading, lines_of, note_conflict, set_python, set_torch
+from .reading import Reading, lines_of, note_conflict, set_python, set_torch
 
 _NVCC = re.compile(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
 _TORCH_PRINT = re.compile(

@@ -1,7 +1,7 @@
 """The compatibility grid: on this machine, which torch release runs in which variant, and
 when it does not, why (driver too old, no kernels for a GPU here, no wheel, unknown).
 
-Each cell is the one resolver's answer (``plan.resolve``) for that release and variant, so
+Each cell is the one resolver's answer (``resolve``) for that release and variant, so
 the grid never disagrees with ``envcheck install --torch 2.5 --variant cu124``: the grid
 only sorts the plan's outcome into a state. A build the tables cannot judge is "unknown",
 never "fits".
@@ -10,7 +10,7 @@ never "fits".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
@@ -18,7 +18,11 @@ from ..compat import has_amd_gpu, has_nvidia_gpu, platform_of
 from ..facts import Facts
 from ..tables import Tables
 from ..values import Variant
-from .plan import UNKNOWN, Wish, resolve, variants_of
+from .plan import Planned
+from .reasons import Blocker
+from .releases import variants_of
+from .resolve import resolve
+from .wish import Wish
 
 FITS = "fits"
 CPU_ONLY = "cpu_only"  # the CPU build on a machine with a GPU: runs, without the GPU
@@ -27,16 +31,16 @@ CPU_ONLY = "cpu_only"  # the CPU build on a machine with a GPU: runs, without th
 LABELS = {
     FITS: "fits",
     CPU_ONLY: "CPU only",
-    "no_wheel": "no wheel",
-    "driver": "driver too old",
-    "kernels": "no kernels",
-    UNKNOWN: "unknown",
+    Blocker.NO_WHEEL.value: "no wheel",
+    Blocker.DRIVER.value: "driver too old",
+    Blocker.KERNELS.value: "no kernels",
+    Blocker.UNKNOWN.value: "unknown",
 }
 
 
 @dataclass(frozen=True)
 class Cell:
-    state: str  # FITS, CPU_ONLY or one of plan.BLOCKERS
+    state: str  # FITS, CPU_ONLY or a Blocker's value
     why: str  # one line, the resolver's own words
     torch: Optional[str] = None  # the version the plan pins, when one is planned
 
@@ -124,16 +128,16 @@ def _why_hidden(kind: str) -> str:
 
 def _judge(facts: Facts, tables: Tables, minor: str, variant: Variant, any_gpu: bool) -> Cell:
     plan = resolve(facts, tables, Wish(torch=minor, variant=str(variant), companions=()))
-    if not plan.ok:
-        return Cell(plan.blocker or UNKNOWN, _first(plan.conflicts))
+    if not isinstance(plan, Planned):
+        return Cell(plan.blocker.value, _first(plan.conflicts))
     if plan.unverified:
-        return Cell(UNKNOWN, f"may fit; not known: {plan.unverified[0]}", plan.torch)
+        return Cell(Blocker.UNKNOWN.value, f"may fit; not known: {plan.unverified[0]}", plan.torch)
     if variant.is_cpu and any_gpu:
         return Cell(CPU_ONLY, f"torch {plan.torch}+cpu runs, without the GPU", plan.torch)
     return Cell(FITS, "; ".join(plan.reasons) or f"torch {plan.torch}+{variant}", plan.torch)
 
 
-def _first(conflicts: List[str]) -> str:
+def _first(conflicts: Sequence[str]) -> str:
     """The resolver's first conflict without its "torch X.Y.Z: " lead (the row says it)."""
     text = conflicts[0] if conflicts else "no build fits"
     head, sep, rest = text.partition(": ")

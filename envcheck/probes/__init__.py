@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, TypeVar
 from .._version import __version__
 
 if TYPE_CHECKING:
-    from ..facts import Facts
+    from ..facts import Facts, TorchRuntimeFacts
+    from .torch_deep import DeepProbe
 
 # The probe modules are imported when probe() runs, not with this package: the
 # healthcheck imports probes.nvidia alone and must not pay for the others.
@@ -74,7 +75,7 @@ def probe(
     # Only what is needed to start the torch child is imported before it starts;
     # the other probe modules load while the child spends its second importing torch.
     from .overrides import apply_overrides, parse_overrides
-    from .python_env import probe_python, snapshot
+    from .python_env import snapshot
     from .torch_deep import DeepProbe
 
     env = dict(os.environ) if environ is None else dict(environ)
@@ -87,29 +88,69 @@ def probe(
     if deep and snap.get("torch_origin") and not in_process:
         deep_probe = DeepProbe(target, timeout=timeout, env=env)
 
-    from ..facts import Facts, ProbeError, TorchRuntimeFacts
-    from .amd import probe_amd
-    from .environ import probe_environ
-    from .nvidia import probe_nvidia
-    from .system import probe_system
-    from .toolkit import probe_toolkit
-    from .torch_static import probe_torch_static
+    guarded = _Guarded(_new_facts())
+    facts = guarded.facts
+    _static_steps(guarded, snap, env, root, nvml, show_ids)
+    facts.python.chosen_because = chosen_because
+    if in_process:
+        from .torch_deep import describe_imported
 
-    facts = Facts(
+        facts.torch_runtime = guarded(
+            "torch_runtime", lambda: describe_imported(imported_torch), facts.torch_runtime
+        )
+    else:
+        facts.torch_runtime = _runtime(guarded, deep, deep_probe, progress)
+    apply_overrides(facts, overrides)
+    return facts
+
+
+def _new_facts() -> Facts:
+    from ..facts import Facts
+
+    return Facts(
         envcheck_version=__version__,
         collected_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         source="probe",
     )
 
-    def guarded(step: str, fn: Callable[[], T], default: T) -> T:
+
+class _Guarded:
+    """Runs one probe step; an unexpected exception is recorded in ``probe_errors`` and
+    the step's default kept, so a probe bug never hides the other facts."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+
+    def __call__(self, step: str, fn: Callable[[], T], default: T) -> T:
+        from ..facts import ProbeError
+
         try:
             return fn()
         except Exception as exc:  # a probe bug must not hide the other facts
-            facts.probe_errors.append(ProbeError(step, f"{type(exc).__name__}: {exc}"))
+            self.facts.probe_errors.append(ProbeError(step, f"{type(exc).__name__}: {exc}"))
             return default
 
+
+def _static_steps(
+    guarded: _Guarded,
+    snap: Dict[str, Any],
+    env: Dict[str, str],
+    root: Path,
+    nvml: Optional[ModuleType],
+    show_ids: bool,
+) -> None:
+    """The probes that read files and libraries (no torch import): they run while the
+    deep probe's child imports torch."""
+    from .amd import probe_amd
+    from .environ import probe_environ
+    from .nvidia import probe_nvidia
+    from .python_env import probe_python
+    from .system import probe_system
+    from .toolkit import probe_toolkit
+    from .torch_static import probe_torch_static
+
+    facts = guarded.facts
     facts.python = guarded("python", lambda: probe_python(snap, env), facts.python)
-    facts.python.chosen_because = chosen_because
     disk_paths = [p for p in (_cwd(), facts.python.prefix or sys.prefix) if p]
     facts.system = guarded(
         "system",
@@ -130,29 +171,25 @@ def probe(
     facts.toolkit = guarded("toolkit", lambda: probe_toolkit(env), facts.toolkit)
     facts.environment = guarded("environment", lambda: probe_environ(env, show_ids), {})
 
-    if in_process:
-        from .torch_deep import describe_imported
 
-        facts.torch_runtime = guarded(
-            "torch_runtime", lambda: describe_imported(imported_torch), facts.torch_runtime
+def _runtime(
+    guarded: _Guarded, deep: bool, deep_probe: Optional[DeepProbe], progress: bool
+) -> TorchRuntimeFacts:
+    """The deep probe's result: waited for (shown on a terminal when ``progress``), or
+    not_installed / skipped when no child was started."""
+    from ..facts import RuntimeStatus, TorchRuntimeFacts
+
+    current = guarded.facts.torch_runtime
+    if deep_probe is None:
+        return TorchRuntimeFacts(
+            status=RuntimeStatus.NOT_INSTALLED if deep else RuntimeStatus.SKIPPED
         )
-    elif deep_probe is not None:
-        from ..report.progress import Ticker
+    if not progress:
+        return guarded("torch_runtime", deep_probe.result, current)
+    from .._progress import Ticker
 
-        waiting = deep_probe  # bound for the lambda: mypy and the reader both see it is set
-        if progress:
-            with Ticker("importing torch in a child process"):
-                result = guarded("torch_runtime", waiting.result, facts.torch_runtime)
-        else:
-            result = guarded("torch_runtime", waiting.result, facts.torch_runtime)
-        facts.torch_runtime = result
-    elif deep:
-        facts.torch_runtime = TorchRuntimeFacts(status="not_installed")
-    else:
-        facts.torch_runtime = TorchRuntimeFacts(status="skipped")
-
-    apply_overrides(facts, overrides)
-    return facts
+    with Ticker("importing torch in a child process"):
+        return guarded("torch_runtime", deep_probe.result, current)
 
 
 def _cwd() -> Optional[str]:

@@ -28,16 +28,25 @@ message; a query a GPU does not support is simply left None.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import re
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import _proc
-from ..facts import FactsError, GpuFacts, GpuPairFacts, NvidiaFacts, NvmlStatus, convert
+from ..facts import (
+    FactsError,
+    GpuFacts,
+    GpuPairFacts,
+    GpuStatus,
+    NvidiaFacts,
+    NvmlStatus,
+    convert,
+)
+from ..facts_codec import to_plain
+from ..values import ComputeCapability
 from . import topology
 from ._files import read_first_line, read_text
 from .pcie import probe_pcie
@@ -158,7 +167,7 @@ def _serve(nvml: ModuleType, show_ids: bool) -> None:
     """The child's work: ask NVML, saying each call before it is made (the last one said
     is where a crash or a hang happened), then print the answer as one JSON line."""
     facts = _query_nvml(_Traced(nvml, lambda name: _say(f"{_MARK}step {name}\n")), show_ids)
-    _say(f"{_MARK}answer {json.dumps(dataclasses.asdict(facts))}\n")
+    _say(f"{_MARK}answer {json.dumps(to_plain(facts))}\n")
 
 
 def _serve_fresh(show_ids: bool) -> None:
@@ -166,7 +175,7 @@ def _serve_fresh(show_ids: bool) -> None:
         import pynvml
     except Exception as exc:
         failed = _failed("bindings_missing", str(exc))
-        _say(f"{_MARK}answer {json.dumps(dataclasses.asdict(failed))}\n")
+        _say(f"{_MARK}answer {json.dumps(to_plain(failed))}\n")
         return
     _serve(pynvml, show_ids)
 
@@ -216,7 +225,7 @@ def cuda_version_from_int(value: int) -> str:
     return f"{value // 1000}.{(value % 1000) // 10}"
 
 
-def _describe(nvml: ModuleType, names: Dict[int, str], exc: BaseException) -> tuple:
+def _describe(nvml: ModuleType, names: Dict[int, str], exc: BaseException) -> Tuple[str, str]:
     if isinstance(exc, nvml.NVMLError):
         code = getattr(exc, "value", None)
         return names.get(code, f"error_{code}") if isinstance(code, int) else "unknown", _text(exc)
@@ -257,7 +266,7 @@ def _query_topology(nvml: ModuleType, gpus: List[GpuFacts]) -> List[GpuPairFacts
     """NVLinks and CPU affinity per GPU, then every pair's path and P2P status."""
     handles = []
     for gpu in gpus:
-        if gpu.status == "lost":
+        if gpu.status == GpuStatus.LOST:
             continue
         try:
             handle = nvml.nvmlDeviceGetHandleByIndex(gpu.index)
@@ -269,10 +278,11 @@ def _query_topology(nvml: ModuleType, gpus: List[GpuFacts]) -> List[GpuPairFacts
 
 
 def _cuda_driver_version_fn(nvml: ModuleType) -> Callable[[], Any]:
-    return (
+    fn: Callable[[], Any] = (
         getattr(nvml, "nvmlSystemGetCudaDriverVersion_v2", None)
         or nvml.nvmlSystemGetCudaDriverVersion
     )
+    return fn
 
 
 def _system_call(nvml: ModuleType, fn: Callable[[], Any]) -> Any:
@@ -283,46 +293,70 @@ def _system_call(nvml: ModuleType, fn: Callable[[], Any]) -> Any:
     return _text(value) if isinstance(value, (bytes, str)) else value
 
 
-def _query_gpu(nvml: ModuleType, names: Dict[int, str], index: int, show_ids: bool) -> GpuFacts:
-    gpu = GpuFacts(index=index)
-    not_supported = getattr(nvml, "NVML_ERROR_NOT_SUPPORTED", 3)
-    lost = getattr(nvml, "NVML_ERROR_GPU_IS_LOST", 15)
+class _Asker:
+    """Asks NVML one query about one GPU: an unsupported query answers None, any other
+    failure is recorded in ``gpu.errors`` and turns its status to lost or error."""
 
-    def ask(query: str, fn: Callable, *args: Any) -> Any:
+    def __init__(self, nvml: ModuleType, names: Dict[int, str], gpu: GpuFacts) -> None:
+        self.nvml = nvml
+        self.names = names
+        self.gpu = gpu
+        self.not_supported = getattr(nvml, "NVML_ERROR_NOT_SUPPORTED", 3)
+        self.lost = getattr(nvml, "NVML_ERROR_GPU_IS_LOST", 15)
+
+    def __call__(self, query: str, fn: Callable[..., Any], *args: Any) -> Any:
+        nvml, gpu = self.nvml, self.gpu
         try:
             return fn(*args)
         except Exception as exc:
-            if isinstance(exc, nvml.NVMLError) and exc.value == not_supported:
+            if isinstance(exc, nvml.NVMLError) and exc.value == self.not_supported:
                 return None
-            code, message = _describe(nvml, names, exc)
+            code, message = _describe(nvml, self.names, exc)
             gpu.errors[query] = f"{code}: {message}"
-            if isinstance(exc, nvml.NVMLError) and exc.value == lost:
-                gpu.status = "lost"
-            elif gpu.status == "ok":
-                gpu.status = "error"
+            if isinstance(exc, nvml.NVMLError) and exc.value == self.lost:
+                gpu.status = GpuStatus.LOST
+            elif gpu.status == GpuStatus.OK:
+                gpu.status = GpuStatus.ERROR
             return None
 
+
+def _query_gpu(nvml: ModuleType, names: Dict[int, str], index: int, show_ids: bool) -> GpuFacts:
+    gpu = GpuFacts(index=index)
+    ask = _Asker(nvml, names, gpu)
     handle = ask("handle", nvml.nvmlDeviceGetHandleByIndex, index)
     if handle is None:
         return gpu
     name = ask("name", nvml.nvmlDeviceGetName, handle)
     gpu.name = _text(name) if name is not None else None
-    if gpu.status == "lost":  # every later query would say the same
+    if gpu.status == GpuStatus.LOST:  # every later query would say the same
         return gpu
+    _query_identity(ask, handle, show_ids)
+    _query_memory(ask, handle)
+    _query_health(ask, handle)
+    return gpu
+
+
+def _query_identity(ask: _Asker, handle: Any, show_ids: bool) -> None:
+    """UUID, PCI bus id and compute capability."""
+    nvml, gpu = ask.nvml, ask.gpu
     uuid = ask("uuid", nvml.nvmlDeviceGetUUID, handle)
     if uuid is not None:
-        gpu.uuid = _text(uuid) if show_ids else f"GPU-redacted-{index}"
+        gpu.uuid = _text(uuid) if show_ids else f"GPU-redacted-{gpu.index}"
     pci_fn = getattr(nvml, "nvmlDeviceGetPciInfo_v3", None) or nvml.nvmlDeviceGetPciInfo
     pci = ask("pci", pci_fn, handle)
     if pci is not None:
         gpu.pci_bus_id = _text(getattr(pci, "busId", "")) or None
     cc = ask("compute_capability", nvml.nvmlDeviceGetCudaComputeCapability, handle)
     if cc is not None:
-        gpu.compute_capability = f"{cc[0]}.{cc[1]}"
+        gpu.compute_capability = ComputeCapability(int(cc[0]), int(cc[1]))
+
+
+def _query_memory(ask: _Asker, handle: Any) -> None:
+    """Memory, MIG mode and ECC mode with its uncorrected errors."""
+    nvml, gpu = ask.nvml, ask.gpu
     mem = ask("memory", nvml.nvmlDeviceGetMemoryInfo, handle)
     if mem is not None:
         gpu.memory_total, gpu.memory_used = int(mem.total), int(mem.used)
-
     mig = ask("mig_mode", nvml.nvmlDeviceGetMigMode, handle)
     if mig is not None:
         gpu.mig_mode = bool(mig[0])
@@ -339,6 +373,11 @@ def _query_gpu(nvml: ModuleType, names: Dict[int, str], index: int, show_ids: bo
                 nvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
                 nvml.NVML_VOLATILE_ECC,
             )
+
+
+def _query_health(ask: _Asker, handle: Any) -> None:
+    """Pending page retirement and row remaps, temperatures, persistence mode."""
+    nvml, gpu = ask.nvml, ask.gpu
     pending = ask("retired_pages", nvml.nvmlDeviceGetRetiredPagesPendingStatus, handle)
     if pending is not None:
         gpu.retired_pages_pending = bool(pending)
@@ -357,7 +396,6 @@ def _query_gpu(nvml: ModuleType, names: Dict[int, str], index: int, show_ids: bo
     persistence = ask("persistence_mode", nvml.nvmlDeviceGetPersistenceMode, handle)
     if persistence is not None:
         gpu.persistence_mode = persistence == nvml.NVML_FEATURE_ENABLED
-    return gpu
 
 
 def _count_mig_devices(nvml: ModuleType, handle: Any) -> Optional[int]:

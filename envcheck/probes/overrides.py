@@ -27,6 +27,7 @@ import re
 from decimal import Decimal
 from typing import Any, List, Mapping, Tuple
 
+from .._text import one_line as one_line
 from ..facts import (
     AmdFacts,
     Facts,
@@ -41,6 +42,7 @@ from ..facts import (
     convert,
     field_type,
 )
+from ..values import ComputeCapability
 
 PREFIX = "ENVCHECK_FACT_"
 # Longest first, so TORCH_RUNTIME_ wins over TORCH_.
@@ -72,15 +74,6 @@ _UNITS = {
     "GIB": 2**30,
     "TIB": 2**40,
 }
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def one_line(text: str) -> str:
-    """A message with its control characters escaped: a key or path that holds a newline
-    must not split the one-line error."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 class OverrideError(ValueError):
@@ -118,15 +111,17 @@ def parse_gpus(text: str) -> List[GpuFacts]:
             raise ValueError(f"not JSON: {exc}") from None
         except RecursionError:
             raise ValueError("not JSON: nested too deeply") from None
-        return convert(List[GpuFacts], raw, "gpus")
+        listed: List[GpuFacts] = convert(List[GpuFacts], raw, "gpus")
+        return listed
     gpus: List[GpuFacts] = []
     for item in (p.strip() for p in text.split(";")):
         if not item:
             continue
         parts = [p.strip() for p in item.split(":")]
-        if len(parts) < 2 or not re.fullmatch(r"\d+\.\d+", parts[1]):
+        capability = ComputeCapability.maybe(parts[1]) if len(parts) >= 2 else None
+        if capability is None:
             raise ValueError(f"{item!r}: expected NAME:CAPABILITY[:MEMORY], e.g. 'A100:8.0:80GiB'")
-        gpu = GpuFacts(index=len(gpus), name=parts[0], compute_capability=parts[1])
+        gpu = GpuFacts(index=len(gpus), name=parts[0], compute_capability=capability)
         if len(parts) > 2 and parts[2]:
             gpu.memory_total = parse_size(parts[2])
         gpus.append(gpu)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, List, Optional
+from typing import Callable, Iterable, List, Optional, Tuple
 
 from ..facts import CondaPackageFacts, PackageFacts
 
@@ -40,7 +40,7 @@ class FoundDist:
         )
 
 
-def parse_metadata_dir(entry: str) -> Optional[tuple]:
+def parse_metadata_dir(entry: str) -> Optional[Tuple[str, str]]:
     """``torch-2.8.0+cu128.dist-info`` -> ("torch", "2.8.0+cu128"); None for others."""
     if entry.endswith(".dist-info"):
         stem = entry[: -len(".dist-info")]

@@ -11,7 +11,7 @@ import json
 import os
 import shutil
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 from .. import _proc
 from .._child import interpreter
@@ -29,7 +29,9 @@ def snapshot(python: Optional[str] = None, timeout: float = 20.0) -> Dict[str, A
     # Compare paths, not their targets: every venv's python is a link to the same
     # base interpreter, and the venv is told apart only by where the link lives.
     if python is None or os.path.abspath(python) == os.path.abspath(sys.executable):
-        return interpreter.snapshot()
+        # the child script is typed loosely (it runs in interpreters as old as 3.6)
+        describe: Callable[[], Dict[str, Any]] = interpreter.snapshot
+        return describe()
     try:
         result = _proc.run([python, interpreter.__file__], timeout=timeout)
     except OSError as exc:

@@ -226,7 +226,12 @@ def _cgroup_v2(root: Path, own: Dict[str, str], mount: Tuple[str, str, str, str]
     return facts
 
 
-def _cgroup_v1(root: Path, own: Dict[str, str], memory, cpu) -> CgroupFacts:
+def _cgroup_v1(
+    root: Path,
+    own: Dict[str, str],
+    memory: Optional[Tuple[str, str, str, str]],
+    cpu: Optional[Tuple[str, str, str, str]],
+) -> CgroupFacts:
     facts = CgroupFacts(version=1)
     if memory is not None:
         limits = []

@@ -14,11 +14,19 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from .. import _proc
 from .._child import torch_deep as child_script
-from ..facts import CudaDeviceFacts, FactsError, TorchRuntimeFacts, convert, field_type
+from ..facts import (
+    CudaDeviceFacts,
+    FactsError,
+    RuntimeStatus,
+    TorchRuntimeFacts,
+    convert,
+    field_type,
+)
+from ..values import GpuArch, parse_gpu_arch
 from . import DEFAULT_TIMEOUT
 
 _STAGE_TEXT = {
@@ -37,7 +45,6 @@ _SIMPLE = (
     "cuda_available",
     "cuda_warnings",
     "device_count",
-    "arch_list",
     "cudnn_version",
     "nccl_version",
     "bf16_supported",
@@ -74,7 +81,9 @@ class DeepProbe:
 
     def result(self) -> TorchRuntimeFacts:
         if self._child is None:
-            return TorchRuntimeFacts(status="error", error=self._error, timeout_s=self.timeout)
+            return TorchRuntimeFacts(
+                status=RuntimeStatus.ERROR, error=self._error, timeout_s=self.timeout
+            )
         return interpret(self._child.wait(), self.timeout)
 
 
@@ -91,16 +100,18 @@ def describe_imported(torch: Any) -> TorchRuntimeFacts:
     records: Dict[str, Any] = {"stage": "start"}
     start = time.monotonic()
     try:
-        child_script.describe(torch, lambda **record: records.update(record))
+        # the child script is typed loosely (it runs in interpreters as old as 3.6)
+        describe: Callable[[Any, Callable[..., None]], None] = child_script.describe
+        describe(torch, lambda **record: records.update(record))
     except Exception as exc:  # a torch too odd for the queries: say so, as the child would
-        facts = TorchRuntimeFacts(stage=str(records.get("stage")), status="error")
+        facts = TorchRuntimeFacts(stage=str(records.get("stage")), status=RuntimeStatus.ERROR)
         facts.error = f"{type(exc).__name__}: {exc}"
         return facts
     facts = TorchRuntimeFacts(
         stage=str(records.get("stage")), duration_s=round(time.monotonic() - start, 3)
     )
     _fill(facts, records)
-    facts.status = "ok"
+    facts.status = RuntimeStatus.OK
     return facts
 
 
@@ -138,25 +149,25 @@ def interpret(result: _proc.ChildResult, timeout: float) -> TorchRuntimeFacts:
     where = _STAGE_TEXT.get(stage, f"at stage {stage}")
 
     if result.timed_out:
-        facts.status = "timed_out"
+        facts.status = RuntimeStatus.TIMED_OUT
         facts.error = f"timed out after {timeout:g} s {where}; the child was killed"
     elif data.get("status") == "import_failed":
         error = str(data.get("error") or "import failed")
         not_installed = error.startswith("ModuleNotFoundError") and "'torch'" in error
-        facts.status = "not_installed" if not_installed else "import_failed"
+        facts.status = RuntimeStatus.NOT_INSTALLED if not_installed else RuntimeStatus.IMPORT_FAILED
         facts.error = error
     elif result.signal:
-        facts.status = "crashed"
+        facts.status = RuntimeStatus.CRASHED
         detail = _tail(result.stderr)
         facts.error = f"killed by {result.signal} {where}" + (f"\n{detail}" if detail else "")
     elif stage != "done" or result.returncode != 0:
-        facts.status = "crashed"
+        facts.status = RuntimeStatus.CRASHED
         detail = _tail(result.stderr)
         facts.error = f"exited with code {result.returncode} {where}" + (
             f"\n{detail}" if detail else ""
         )
     else:
-        facts.status = "ok"
+        facts.status = RuntimeStatus.OK
     return facts
 
 
@@ -168,6 +179,7 @@ def _fill(facts: TorchRuntimeFacts, data: Dict[str, Any]) -> None:
                 setattr(facts, name, convert(field_type(TorchRuntimeFacts, name), data[name], name))
             except FactsError:
                 continue
+    facts.arch_list = _arch_list(data.get("arch_list"))
     devices = data.get("devices")
     if isinstance(devices, list):
         for raw in devices:
@@ -175,3 +187,14 @@ def _fill(facts: TorchRuntimeFacts, data: Dict[str, Any]) -> None:
                 facts.devices.append(convert(CudaDeviceFacts, raw, "devices"))
             except FactsError:
                 continue
+
+
+def _arch_list(raw: Any) -> List[GpuArch]:
+    """The entries of get_arch_list() that parse as an arch or gfx target; others dropped."""
+    arches: List[GpuArch] = []
+    for text in raw if isinstance(raw, list) else []:
+        try:
+            arches.append(parse_gpu_arch(text))
+        except (TypeError, ValueError):
+            continue
+    return arches

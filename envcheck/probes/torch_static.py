@@ -129,7 +129,7 @@ def probe_torch_static(
     return facts
 
 
-def _owning_dist(dists: List[packages.FoundDist], pkg_dir: str):
+def _owning_dist(dists: List[packages.FoundDist], pkg_dir: str) -> Optional[packages.FoundDist]:
     """The dist-info in the same site folder as the torch package that imports."""
     site = os.path.realpath(os.path.dirname(pkg_dir))
     same = [d for d in dists if os.path.realpath(d.location) == site]

@@ -251,7 +251,7 @@ def _amd(facts: Facts) -> List[Row]:
 def _gpu(gpu: GpuFacts, s: Style, link_table: Optional[LinkTable]) -> str:
     if gpu.status == "lost":
         return s(f"{gpu.name or 'unknown GPU'}: LOST ({'; '.join(gpu.errors.values())})", "red")
-    cc = f"sm_{gpu.compute_capability.replace('.', '')}" if gpu.compute_capability else None
+    cc = gpu.compute_capability.sm if gpu.compute_capability else None
     memory = None
     if gpu.memory_total is not None:
         memory = size(gpu.memory_total)
@@ -360,7 +360,7 @@ def _runtime(rt: TorchRuntimeFacts, s: Style) -> List[Row]:
             )
         )
     if rt.arch_list:
-        rows.append(("Arch list", " ".join(rt.arch_list)))
+        rows.append(("Arch list", " ".join(str(a) for a in rt.arch_list)))
     libs = _join(
         f"cuDNN {rt.cudnn_version}" if rt.cudnn_version else None,
         f"NCCL {rt.nccl_version}" if rt.nccl_version else None,

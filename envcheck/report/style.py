@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import IO, Mapping, Optional
 
-from .._units import size
+from .._text import size as size  # moved down: checks use it too
 
 
 def use_color(stream: IO[str], environ: Optional[Mapping[str, str]] = None) -> bool:
@@ -41,6 +41,3 @@ class Style:
             return text
         codes = ";".join(self._CODES[s] for s in styles)
         return f"\033[{codes}m{text}\033[0m"
-
-
-__all__ = ["Style", "size", "use_color"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import islice
-from typing import Iterator, List, Mapping, Optional
+from typing import Dict, Iterator, List, Mapping, Optional
 
 MAX_HOSTS = 100_000  # a node list longer than this is not a real job
 
@@ -35,7 +35,7 @@ class Launch:
     master_addr: str
     master_port: int
 
-    def environ(self) -> dict:
+    def environ(self) -> Dict[str, str]:
         """The variables torch.distributed's env:// rendezvous reads."""
         return {
             "RANK": str(self.rank),

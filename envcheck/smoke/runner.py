@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union, cast
 
 from .. import _proc
 from ..values import SmokeStatus
@@ -82,7 +82,8 @@ Progress = Callable[[str, str, float, Optional[SmokeResult]], None]
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def _parse(stdout: str) -> Optional[Dict[str, Any]]:
@@ -96,7 +97,9 @@ def _parse(stdout: str) -> Optional[Dict[str, Any]]:
     return None
 
 
-def _wait_all(children: List[_proc.Child], label: str, device: str, progress: Optional[Progress]):
+def _wait_all(
+    children: List[_proc.Child], label: str, device: str, progress: Optional[Progress]
+) -> List[_proc.ChildResult]:
     """Wait for children in threads, ticking progress; returns their ChildResults."""
     results: List[Optional[_proc.ChildResult]] = [None] * len(children)
 
@@ -112,7 +115,7 @@ def _wait_all(children: List[_proc.Child], label: str, device: str, progress: Op
             progress("tick", f"{label} {device}", time.monotonic() - start, None)
         for t in threads:
             t.join(0.25)
-    return results
+    return cast(List[_proc.ChildResult], results)  # every thread has reaped its child
 
 
 def _result(name: str, device: str, child: _proc.ChildResult, timeout: float) -> SmokeResult:
@@ -121,7 +124,7 @@ def _result(name: str, device: str, child: _proc.ChildResult, timeout: float) ->
         return SmokeResult(
             name,
             device,
-            "timed_out",
+            SmokeStatus.TIMED_OUT,
             round(child.duration_s, 3),
             error=f"no result after {timeout:g} s; the test was killed",
             hints=hang_hints(name, device),
@@ -132,12 +135,16 @@ def _result(name: str, device: str, child: _proc.ChildResult, timeout: float) ->
             f"killed by {child.signal}" if child.signal else f"exited with code {child.returncode}"
         )
         return SmokeResult(
-            name, device, "failed", round(child.duration_s, 3), error=f"{why}\n{tail}".strip()
+            name,
+            device,
+            SmokeStatus.FAILED,
+            round(child.duration_s, 3),
+            error=f"{why}\n{tail}".strip(),
         )
     return SmokeResult(
         name,
         device,
-        data.get("status", "failed"),
+        data.get("status", SmokeStatus.FAILED),  # as the worker says; SmokeResult checks it
         round(child.duration_s, 3),
         figures=data.get("figures") or {},
         error=data.get("error"),
@@ -159,7 +166,9 @@ def run_one(
             [python, "-m", "envcheck.smoke.worker", name, device], timeout, env=env, marker=MARK
         )
     except OSError as exc:
-        result = SmokeResult(name, device, "failed", error=f"could not start {python}: {exc}")
+        result = SmokeResult(
+            name, device, SmokeStatus.FAILED, error=f"could not start {python}: {exc}"
+        )
     else:
         (done,) = _wait_all([child], name, device, progress)
         result = _result(name, device, done, timeout)
@@ -202,7 +211,7 @@ def run_all_reduce(
         raise
     done = _wait_all(children, "all_reduce", label, progress)
     per_rank = [_result("all_reduce", d, c, timeout) for d, c in zip(ranks, done)]
-    first_bad = next((r for r in per_rank if r.status != "passed"), None)
+    first_bad = next((r for r in per_rank if r.status != SmokeStatus.PASSED), None)
     result = per_rank[0] if first_bad is None else first_bad
     result = SmokeResult(
         "all_reduce",
@@ -211,7 +220,7 @@ def run_all_reduce(
         max(r.duration_s for r in per_rank),
         figures=per_rank[0].figures if first_bad is None else {},
         error=result.error,
-        hints=hang_hints("all_reduce", label) if result.status == "timed_out" else [],
+        hints=hang_hints("all_reduce", label) if result.status == SmokeStatus.TIMED_OUT else [],
     )
     if progress:
         progress("done", f"all_reduce {label}", result.duration_s, result)

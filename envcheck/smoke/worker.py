@@ -15,12 +15,15 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Callable, Dict
+from types import ModuleType
+from typing import Any, Callable, Dict, List
+
+from ..values import SmokeStatus
 
 MARK = "@@envcheck-smoke@@"
 
 
-def main(argv: list) -> int:
+def main(argv: List[str]) -> int:
     test, device = argv[0], argv[1]
     start = time.perf_counter()
     try:
@@ -37,17 +40,17 @@ def main(argv: list) -> int:
                 "health": workloads.tiny_matmul,
             }
             figures = tests[test](device)
-        result: Dict[str, Any] = {"status": "passed", "figures": figures}
+        result: Dict[str, Any] = {"status": SmokeStatus.PASSED, "figures": figures}
     except Exception as exc:  # a wrong result, or torch failing (no kernel image, NCCL error)
         lines = traceback.format_exception_only(type(exc), exc)
-        result = {"status": "failed", "error": "".join(lines).strip()[-2000:]}
+        result = {"status": SmokeStatus.FAILED, "error": "".join(lines).strip()[-2000:]}
     result["duration_s"] = round(time.perf_counter() - start, 3)
     sys.stdout.write("\n" + MARK + " " + json.dumps(result) + "\n")
     sys.stdout.flush()
     return 0
 
 
-def _all_reduce(workloads, device: str) -> dict:
+def _all_reduce(workloads: ModuleType, device: str) -> Dict[str, Any]:
     import torch.distributed as dist
 
     backend = "nccl" if device.startswith("cuda") else "gloo"
@@ -58,7 +61,8 @@ def _all_reduce(workloads, device: str) -> dict:
     timeout = datetime.timedelta(seconds=float(os.environ.get("ENVCHECK_SMOKE_PG_TIMEOUT", "60")))
     dist.init_process_group(backend, timeout=timeout)
     try:
-        return workloads.all_reduce(device)
+        figures: Dict[str, Any] = workloads.all_reduce(device)
+        return figures
     finally:
         dist.destroy_process_group()
 

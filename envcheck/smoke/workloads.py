@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 # Relative error allowed against a float64 reference, per dtype. TF32 (on by
 # default for cuDNN convs, opt-in for matmul) keeps a 10-bit mantissa like fp16.
@@ -27,7 +27,7 @@ def relative_error(result: Any, reference: Any) -> float:
     """max |result - reference| / max |reference|, computed in float64."""
     diff = (result.double() - reference).abs().max().item()
     scale = reference.abs().max().item() or 1.0
-    return diff / scale
+    return float(diff / scale)
 
 
 def check_close(name: str, result: Any, reference: Any, tolerance: float) -> float:
@@ -181,7 +181,7 @@ def amp(device: str, steps: int = 30) -> Dict[str, Any]:
             with torch.autocast(device_type=device.split(":")[0], dtype=getattr(torch, dtype_name)):
                 loss = torch.nn.functional.mse_loss(model(x).float(), y)
             before = scaler.get_scale() if scaled else None
-            scaler.scale(loss).backward()
+            scaler.scale(loss).backward()  # type: ignore[no-untyped-call]  # torch leaves Tensor.backward unannotated
             scaler.step(opt)
             scaler.update()
             if scaled and before is not None and scaler.get_scale() < before:
@@ -241,11 +241,41 @@ def all_reduce(
     whatever n is (nccl-tests, doc/PERFORMANCE.md, "Bus bandwidth": "For AllReduce,
     busBw = algBw * 2(n-1)/n").
     """
-    import torch
     import torch.distributed as dist
 
     rank, world = dist.get_rank(), dist.get_world_size()
     expected = world * (world + 1) / 2  # each rank contributes rank + 1
+    counts = _sweep(device, sizes)
+    results = []
+    truncated = False
+    began = time.perf_counter()
+
+    def over_budget() -> bool:
+        return time.perf_counter() - began > budget_s
+
+    for numel in counts:
+        figures, go_on = _all_reduce_size(
+            device, numel, float(rank + 1), expected, iters, seconds_per_size, over_budget
+        )
+        results.append(figures)
+        if not go_on and numel != counts[-1]:
+            truncated = True
+            break
+    out: Dict[str, Any] = {"world_size": world, "backend": dist.get_backend(), "sizes": results}
+    if truncated:
+        out["truncated"] = f"stopped after {budget_s:g} s (the time budget of the sweep)"
+    peak = max(results, key=lambda r: r["busbw_gbps"])
+    out["peak_busbw_gbps"], out["peak_bytes"] = peak["busbw_gbps"], peak["bytes"]
+    return out
+
+
+def _sweep(device: str, sizes: Optional[Sequence[int]]) -> List[int]:
+    """The counts of float32 elements to all_reduce: ``sizes``, or the device's default sweep;
+    on a GPU only those up to a quarter of the free memory of the fullest GPU (MIN over the
+    ranks, so every rank sweeps the same sizes)."""
+    import torch
+    import torch.distributed as dist
+
     if sizes is None:
         sweep = GPU_SWEEP if device.startswith("cuda") else CPU_SWEEP
         counts = [b // 4 for b in sweep]
@@ -256,50 +286,56 @@ def all_reduce(
         free_t = torch.tensor([float(free)], device=device)
         dist.all_reduce(free_t, op=dist.ReduceOp.MIN)  # the same sweep on every rank
         counts = [n for n in counts if n * 4 <= free_t.item() / 4] or counts[:1]
-    results = []
-    truncated = False
-    began = time.perf_counter()
-    for numel in counts:
-        tensor = torch.full((numel,), float(rank + 1), dtype=torch.float32, device=device)
-        _sync(device)
-        dist.barrier()
-        start = time.perf_counter()
+    return counts
+
+
+def _all_reduce_size(
+    device: str,
+    numel: int,
+    contribution: float,
+    expected: float,
+    iters: Optional[int],
+    seconds_per_size: float,
+    over_budget: Callable[[], bool],
+) -> Tuple[Dict[str, Any], bool]:
+    """One size of the sweep: a verified warm-up, then the timed iterations. Returns its
+    figures, and whether the sweep goes on after it (not once ``over_budget()`` says the
+    sweep's time is spent, after the warm-up, on any rank: MIN over the ranks, so all
+    ranks agree)."""
+    import torch
+    import torch.distributed as dist
+
+    world = dist.get_world_size()
+    tensor = torch.full((numel,), contribution, dtype=torch.float32, device=device)
+    _sync(device)
+    dist.barrier()
+    start = time.perf_counter()
+    dist.all_reduce(tensor)
+    _sync(device)
+    warm = time.perf_counter() - start
+    verify_all_reduce(tensor, expected, numel)
+    wanted = iters or min(20, max(2, int(seconds_per_size / max(warm, 1e-6))))
+    over = over_budget()
+    # [iterations, go on after this size]: MIN over ranks, so all ranks agree
+    plan = torch.tensor([float(wanted), 0.0 if over else 1.0], device=device)
+    dist.all_reduce(plan, op=dist.ReduceOp.MIN)
+    count, go_on = int(plan[0].item()), bool(plan[1].item())
+    dist.barrier()
+    start = time.perf_counter()
+    for _ in range(count):
         dist.all_reduce(tensor)
-        _sync(device)
-        warm = time.perf_counter() - start
-        verify_all_reduce(tensor, expected, numel)
-        wanted = iters or min(20, max(2, int(seconds_per_size / max(warm, 1e-6))))
-        over = time.perf_counter() - began > budget_s
-        # [iterations, go on after this size]: MIN over ranks, so all ranks agree
-        plan = torch.tensor([float(wanted), 0.0 if over else 1.0], device=device)
-        dist.all_reduce(plan, op=dist.ReduceOp.MIN)
-        count, go_on = int(plan[0].item()), bool(plan[1].item())
-        dist.barrier()
-        start = time.perf_counter()
-        for _ in range(count):
-            dist.all_reduce(tensor)
-        _sync(device)
-        elapsed = (time.perf_counter() - start) / count
-        algbw = numel * 4 / elapsed / 1e9
-        results.append(
-            {
-                "bytes": numel * 4,
-                "iters": count,
-                "time_us": round(elapsed * 1e6, 1),
-                "algbw_gbps": round(algbw, 3),
-                "busbw_gbps": round(algbw * 2 * (world - 1) / world, 3),
-            }
-        )
-        del tensor
-        if not go_on and numel != counts[-1]:
-            truncated = True
-            break
-    out: Dict[str, Any] = {"world_size": world, "backend": dist.get_backend(), "sizes": results}
-    if truncated:
-        out["truncated"] = f"stopped after {budget_s:g} s (the time budget of the sweep)"
-    peak = max(results, key=lambda r: r["busbw_gbps"])
-    out["peak_busbw_gbps"], out["peak_bytes"] = peak["busbw_gbps"], peak["bytes"]
-    return out
+    _sync(device)
+    elapsed = (time.perf_counter() - start) / count
+    algbw = numel * 4 / elapsed / 1e9
+    figures = {
+        "bytes": numel * 4,
+        "iters": count,
+        "time_us": round(elapsed * 1e6, 1),
+        "algbw_gbps": round(algbw, 3),
+        "busbw_gbps": round(algbw * 2 * (world - 1) / world, 3),
+    }
+    del tensor
+    return figures, go_on
 
 
 def verify_all_reduce(tensor: Any, expected: float, numel: int) -> None:

@@ -8,7 +8,6 @@ live in compat_tables/*.json. Every comparison goes through
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,60 +17,20 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from ..values import ComputeCapability
-
-PLATFORMS = (
-    "linux-x86_64",
-    "linux-aarch64",
-    "windows-x86_64",
-    "windows-arm64",
-    "macos-arm64",
-    "macos-x86_64",
-)
-
-
-def parse_version(text: Optional[str]) -> Optional[Version]:
-    if not text:
-        return None
-    try:
-        return Version(text)
-    except ValueError:  # InvalidVersion, or an integer part too long to convert (4300+ digits)
-        return None
-
-
-class DriverVersion(Version):
-    """A driver version that prints as written: 535.104.05, not packaging's 535.104.5."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self._text = text.strip()
-
-    def __str__(self) -> str:
-        return self._text
-
-
-def parse_driver(text: Optional[str]) -> Optional[DriverVersion]:
-    if not text:
-        return None
-    try:
-        return DriverVersion(text)
-    except ValueError:  # InvalidVersion, or a number of 4300+ digits
-        return None
-
-
-def minor_of(version: Version) -> str:
-    return f"{version.major}.{version.minor}"
-
-
-def capability_key(cc: str) -> ComputeCapability:
-    """The ordering value of a compute capability such as "8.9" (raises ValueError)."""
-    return ComputeCapability.parse(cc)
-
-
-@dataclass(frozen=True)
-class Provenance:
-    sources: Tuple[str, ...]
-    inferred: Tuple[str, ...] = ()
-    notes: Mapping[str, str] = field(default_factory=dict)
+from .gpu_records import Family as Family
+from .gpu_records import FirstDriver as FirstDriver
+from .gpu_records import GpuModel as GpuModel
+from .gpu_records import SassRule as SassRule
+from .gpu_records import lookup_gpu, normalise_gpu, sass_fallback_rule
+from .message_records import MessageCase as MessageCase
+from .message_records import MessageRule as MessageRule
+from .versions import PLATFORMS as PLATFORMS
+from .versions import DriverVersion as DriverVersion
+from .versions import Provenance as Provenance
+from .versions import capability_key as capability_key
+from .versions import minor_of as minor_of
+from .versions import parse_driver as parse_driver
+from .versions import parse_version as parse_version
 
 
 @dataclass(frozen=True)
@@ -302,111 +261,9 @@ class MinorCompat:
 
 
 @dataclass(frozen=True)
-class FirstDriver:
-    """The first driver that supports GPUs of a compute capability at all: an older one
-    does not see the GPU, whatever CUDA a build uses."""
-
-    capability: str
-    branch: int  # R570 -> 570
-    linux: Optional[DriverVersion]  # the first version of the branch; None: only the branch
-    windows: Optional[DriverVersion]
-    example: str
-    provenance: Provenance
-
-    def needed(self, os_name: str) -> str:
-        exact = self.windows if os_name == "Windows" else self.linux
-        return str(exact) if exact is not None else f"an R{self.branch} driver"
-
-    def supports(self, driver: DriverVersion) -> bool:
-        """False for a driver of an older branch: it cannot run the GPU. Within the first
-        branch the recorded version is only the first known to *name* the GPU (an upper
-        bound: 570.86.15 ran an RTX 5090 that 570.86.16 first names), so it is not judged."""
-        return driver.major >= self.branch
-
-
-@dataclass(frozen=True)
 class Caveat:
     id: str
     text: str
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    capabilities: Tuple[str, ...]
-    first_cuda: Optional[Version]
-    last_cuda_major: Optional[int]  # None: still supported
-    last_driver_branch: Optional[int]  # None: still supported
-    provenance: Provenance
-
-
-@dataclass(frozen=True)
-class SassRule:
-    """Which devices SASS compiled for one ``sm_XY`` runs on."""
-
-    only: Tuple[str, ...] = ()
-    min: Optional[str] = None
-    below: Optional[str] = None
-    exclude: Tuple[str, ...] = ()
-
-    def runs_on(self, cc: str) -> bool:
-        if self.only:
-            return cc in self.only
-        if self.min is None or self.below is None or cc in self.exclude:
-            return False
-        key = capability_key(cc)
-        return capability_key(self.min) <= key < capability_key(self.below)
-
-
-@dataclass(frozen=True)
-class GpuModel:
-    name: str
-    capability: Optional[str]  # NVIDIA compute capability; None for an AMD GPU
-    family: str
-    segment: str
-    gfx: Optional[str] = None  # AMD LLVM target ("gfx942"); None for an NVIDIA GPU
-
-
-_ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
-
-
-def sass_fallback_rule(arch: str) -> Optional[SassRule]:
-    """SASS of sm_XY runs on X.Y up to the next major (NVIDIA's general rule)."""
-    match = _ARCH.match(arch)
-    if not match or match.group(3):
-        return None
-    digits = match.group(2)
-    major, minor = int(digits[:-1]), int(digits[-1])
-    return SassRule(min=f"{major}.{minor}", below=f"{major + 1}.0")
-
-
-@dataclass(frozen=True)
-class MessageCase:
-    """What a message means when other facts of the same text say so: the same words from a
-    macOS machine, a Blackwell GPU or a host whose driver works mean another cause."""
-
-    when: Mapping[str, str]  # condition -> value (envcheck.diagnose.CONDITIONS)
-    cause: str
-    fix: str
-
-
-@dataclass(frozen=True)
-class MessageRule:
-    """A message users paste: its pattern, meaning, fix, and the facts it carries."""
-
-    id: str
-    pattern: re.Pattern[str]
-    title: str
-    cause: str
-    fix: str
-    extracts: Mapping[str, str]  # fact -> named group, or a literal value
-    sources: Tuple[str, ...]
-    examples: Tuple[str, ...] = ()  # real instances (from the threads in sources)
-    replaces: Tuple[str, ...] = ()  # less specific messages this one overrides
-    follows: Tuple[str, ...] = ()  # finding codes it is the symptom of, when present
-    install: bool = False  # installing other torch packages fixes it (the install plan)
-    severity: str = "error"  # "warning" for a message that says something may go wrong
-    cases: Tuple[MessageCase, ...] = ()  # the first whose conditions hold gives cause and fix
 
 
 @dataclass(frozen=True)
@@ -536,13 +393,13 @@ class Tables:
     def newest_driver_branch(self) -> int:
         return max(self.driver_branches)
 
-    def first_driver(self, capability: str) -> Optional[FirstDriver]:
+    def first_driver(self, capability: ComputeCapability) -> Optional[FirstDriver]:
         """The first driver for GPUs of ``capability``; None when the tables do not say."""
         return next((f for f in self.first_drivers if f.capability == capability), None)
 
     # ---------------------------------------------------------------- GPUs
 
-    def family(self, capability: str) -> Optional[Family]:
+    def family(self, capability: ComputeCapability) -> Optional[Family]:
         for fam in self.families:
             if capability in fam.capabilities:
                 return fam
@@ -551,25 +408,21 @@ class Tables:
             return next((f for f in self.families if f.name == model.family), None)
         return None
 
-    def knows_capability(self, capability: str) -> bool:
+    def knows_capability(self, capability: ComputeCapability) -> bool:
         """Whether the tables know GPUs of this compute capability at all: a family lists it,
         a GPU model has it, or a rule says which devices its ``sm_XY`` runs on (8.7, Jetson
         Orin, is in no family's list but is sm_87 and three named boards)."""
-        try:
-            sm = ComputeCapability.parse(capability).sm
-        except ValueError:
-            return False
         return (
             self.family(capability) is not None
             or any(g.capability == capability for g in self.gpus)
-            or sm in self.sass_rules
+            or capability.sm in self.sass_rules
         )
 
-    def sass_runs_on(self, arch: str, capability: str) -> bool:
+    def sass_runs_on(self, arch: str, capability: ComputeCapability) -> bool:
         rule = self.sass_rules.get(arch) or sass_fallback_rule(arch)
         return rule is not None and rule.runs_on(capability)
 
-    def capability_of(self, gpu_name: str) -> Optional[str]:
+    def capability_of(self, gpu_name: str) -> Optional[ComputeCapability]:
         """Compute capability of an NVIDIA GPU as NVML, nvidia-smi, lspci or a user names it.
 
         Those names add form factor and memory to the marketing name ("NVIDIA
@@ -600,14 +453,14 @@ class Tables:
         alternative names GPUs of one kind."""
         brackets = re.findall(r"\[([^\[\]]+)\]", gpu_name)
         if not brackets:
-            return _lookup_gpu(self.gpus, _normalise_gpu(gpu_name))
+            return lookup_gpu(self.gpus, normalise_gpu(gpu_name))
         inside = brackets[-1]
         first, *rest = (alt.strip() for alt in inside.split("/"))
         stem = re.match(r"^\D*?(?=\s*\w*\d)", first)  # "Radeon RX " before "7900 XT"
         names = [first] + [
             (stem.group(0) + " " + alt) if stem and alt[:1].isdigit() else alt for alt in rest
         ]
-        found = [m for m in (_lookup_gpu(self.gpus, _normalise_gpu(n)) for n in names) if m]
+        found = [m for m in (lookup_gpu(self.gpus, normalise_gpu(n)) for n in names) if m]
         kinds = {(m.capability, m.gfx) for m in found}  # pci.ids names one device's products
         return found[0] if len(kinds) == 1 else None
 
@@ -616,34 +469,6 @@ class Tables:
 
         now = date.fromisoformat(today)
         return {n: (now - date.fromisoformat(f.as_of)).days for n, f in self.files.items()}
-
-
-# Words that vendors and users add or leave out: "NVIDIA GeForce RTX 3070" is "RTX 3070"
-# (and "rtx3070"), "AMD Instinct MI300X" is "MI300X", "AMD Radeon RX 7900 XTX" is "RX 7900 XTX".
-_GPU_NOISE = frozenset(
-    {"nvidia", "tesla", "geforce", "corporation", "amd", "ati", "instinct", "radeon"}
-)
-
-
-@functools.lru_cache(maxsize=1024)  # capability_of compares every table name, every call
-def _normalise_gpu(name: str) -> str:
-    text = re.sub(r"[^a-z0-9]+", " ", name.lower())
-    text = re.sub(r"\b(rtx|gtx|gt|mx|rx)(?=\d)", r"\1 ", text)  # rtx4090 -> rtx 4090
-    text = re.sub(r"(?<=\d)(ti|super|xtx|xt)\b", r" \1", text)  # 3050ti -> 3050 ti
-    return " ".join(w for w in text.split() if w not in _GPU_NOISE)
-
-
-@functools.lru_cache(maxsize=1024)
-def _lookup_gpu(gpus: Tuple[GpuModel, ...], wanted_text: str) -> Optional[GpuModel]:
-    """The longest table name whose words begin ``wanted_text`` (normalised), or None."""
-    wanted = wanted_text.split()
-    best: Optional[GpuModel] = None
-    best_len = 0
-    for gpu in gpus:
-        words = _normalise_gpu(gpu.name).split()
-        if words and wanted[: len(words)] == words and len(words) > best_len:
-            best, best_len = gpu, len(words)
-    return best
 
 
 def all_arch_tokens(lists: Mapping[str, Tuple[str, ...]]) -> List[str]:

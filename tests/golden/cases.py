@@ -14,11 +14,12 @@ that a change of the code's shape cannot change what a user reads.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from tests.runner import envcheck
+from tests.runner import user_env
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -96,25 +97,35 @@ MESSAGES = [
 ]
 
 
+def _relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
 def cases() -> List[Case]:
     out: List[Case] = []
     for path in sorted(PROFILES.glob("*.json")):
         for fmt in ("text", "json", "markdown"):
             out.append(
-                Case(f"diagnose-{path.stem}-{fmt}", ("diagnose", str(path), "--format", fmt), {})
+                Case(
+                    f"diagnose-{path.stem}-{fmt}",
+                    ("diagnose", _relative(path), "--format", fmt),
+                    {},
+                )
             )
     for stem in ("h100-server", "rtx5090-cu126"):
         path = PROFILES / f"{stem}.json"
-        out.append(Case(f"diagnose-{stem}-html", ("diagnose", str(path), "--format", "html"), {}))
+        out.append(
+            Case(f"diagnose-{stem}-html", ("diagnose", _relative(path), "--format", "html"), {})
+        )
         out.append(
             Case(
                 f"diagnose-{stem}-strict-ignore",
-                ("diagnose", str(path), "--strict", "--ignore", "DRV002"),
+                ("diagnose", _relative(path), "--strict", "--ignore", "DRV002"),
                 {},
             )
         )
     for path in sorted(CORPUS.glob("*.txt")):
-        out.append(Case(f"diagnose-corpus-{path.stem}", ("diagnose", str(path)), {}))
+        out.append(Case(f"diagnose-corpus-{path.stem}", ("diagnose", _relative(path)), {}))
     for number, message in enumerate(MESSAGES):
         out.append(Case(f"explain-{number}", ("explain", message), {}))
     out.append(Case("tables", ("tables",), {}))
@@ -182,7 +193,16 @@ def normalised(text: str) -> str:
 
 
 def run(case: Case) -> str:
-    done = envcheck(*case.args, env=case.env)
+    """The case as a user runs it from the checkout, naming its files by relative paths (an
+    absolute one would make the output depend on where the checkout lies)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "envcheck", *case.args],
+        capture_output=True,
+        text=True,
+        env=user_env(case.env),
+        cwd=ROOT,
+        timeout=300,
+    )
     return (
         f"$ envcheck {' '.join(case.args)}\nexit {done.returncode}\n"
         f"--- stdout\n{normalised(done.stdout)}--- stderr\n{normalised(done.stderr)}"

@@ -1,8 +1,17 @@
-"""Byte sizes as people read them (80.0 GiB): one spelling for findings and renderers alike."""
+"""Text helpers every layer may use: messages that must stay on one line, sizes."""
 
 from __future__ import annotations
 
+import re
 from typing import Optional
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    """A message with its control characters escaped: a key or path that holds a newline
+    must not split the one-line error."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def size(n: Optional[int]) -> str:

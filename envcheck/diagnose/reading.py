@@ -1,0 +1,133 @@
+"""What a pasted text says: :class:`Reading`, and the helpers every reader shares.
+
+Pasted text is messy: markdown code fences, Windows line endings, wrapped or cut
+lines, "Could not collect" and "N/A" for missing values, and several reports
+glued together. Every reader records in a Reading what it recognises, which Facts
+sections it actually saw, and never raises on anything else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Set, TypeVar
+
+from ..facts import Facts
+from ..values import Variant
+
+MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
+# No line of collect_env or nvidia-smi output is anywhere near this long (the longest, the
+# CPU flags, is ~1.5 KiB): the line parsers read at most this much of a line, so a pasted
+# megabyte-long line costs no more than a short one. Every pattern here is also linear in
+# the length of what it reads (no two adjacent parts that can match the same characters).
+MAX_LINE = 8192
+MAX_GPUS = 64  # GPUs read from one listing; no host shows more (a DGX has 8 or 16)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_WIDTH = str.maketrans({"\uff1a": ": ", "\u3000": " ", "\u00a0": " ", "\uff08": "(", "\uff09": ")"})
+_FENCE = re.compile(r"^\s*(```|~~~)[\w-]*\s*$")
+
+
+@dataclass
+class Reading:
+    """Facts built from text, what was seen, and what the text says about itself."""
+
+    facts: Facts
+    observed: Set[str] = field(default_factory=set)  # Facts sections the text showed
+    pieces: List[str] = field(default_factory=list)  # "collect_env", "nvidia-smi table", ...
+    notes: List[str] = field(default_factory=list)
+    # Details (rules.DETAILS) the text states although Facts cannot show it: "no GPUs" is a
+    # fact only when the text says so (nvidia-smi's "No devices were found").
+    stated: Set[str] = field(default_factory=set)
+    errors: List[str] = field(default_factory=list)  # why a recognised piece was not read
+    # Facts of the text that Facts has no place for: "ld_library_path" (its folders),
+    # "index_versions" (pip's "from versions" list), "packages" (site-packages folders named
+    # in tracebacks, in order), "arch_list" (the sm_XX a build supports, from a warning)
+    extra: Dict[str, Any] = field(default_factory=dict)
+    where: Dict[str, str] = field(default_factory=dict)  # key fact -> the fragment it came from
+
+
+def clean(text: str) -> str:
+    """Line endings, ANSI colour, markdown fences and quote markers removed."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ANSI.sub("", text)
+    # a report typed or translated on a CJK keyboard: full-width colons, ideographic and
+    # non-breaking spaces
+    text = text.translate(_WIDTH)
+    lines = []
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            continue
+        if line.startswith("> "):
+            line = line[2:]
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def lines_of(text: str) -> List[str]:
+    """The lines of a cleaned text, each cut to MAX_LINE characters for the line parsers."""
+    return [line[:MAX_LINE] for line in text.split("\n")]
+
+
+T = TypeVar("T")
+
+
+def at_most(gpus: List[T], reading: Reading, where: str) -> List[T]:
+    """The first MAX_GPUS of a listing, with a note when there were more."""
+    if len(gpus) > MAX_GPUS:
+        reading.notes.append(
+            f"the {where} lists more than {MAX_GPUS} GPUs; only the first {MAX_GPUS} were read"
+        )
+    return gpus[:MAX_GPUS]
+
+
+def value(text: Optional[str]) -> Optional[str]:
+    if text is None:
+        return None
+    text = text.strip()
+    return None if text.lower() in MISSING else text
+
+
+def cuda_of_local(version: Optional[str]) -> Optional[str]:
+    """The CUDA a wheel's local version names: "2.8.0+cu128" -> "12.8"; else None."""
+    if not version or "+" not in version:
+        return None
+    variant = Variant.maybe(version.split("+", 1)[1])
+    return str(variant.cuda) if variant is not None and variant.cuda else None
+
+
+def note_conflict(reading: Reading, what: str, had: Optional[str], seen: str) -> bool:
+    """True when the text already said something else for this fact (it is then kept and
+    the conflict is said)."""
+    if had is not None and had != seen:
+        reading.notes.append(f"the text gives two values for {what}: {had} and {seen}; kept {had}")
+        return True
+    return False
+
+
+def set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) -> None:
+    """The torch version a fragment gives, unless a fuller reader gave one; two different
+    releases in one text are said ("2.1.0" beside "2.1.0+cu121" is the same release)."""
+    t = reading.facts.torch
+    if t.version is not None:
+        note_conflict(reading, "torch", t.version.split("+")[0], version.split("+")[0])
+        return
+    t.installed, t.version, t.dist_version = True, version, version
+    t.cuda = cuda or cuda_of_local(version)
+    reading.observed.add("torch")
+    if where not in reading.pieces:
+        reading.pieces.append(where)
+
+
+def set_python(reading: Reading, version: str, where: str) -> None:
+    """The Python version a fragment gives, unless a fuller reader gave one."""
+    p = reading.facts.python
+    if p.version:
+        return
+    p.version, p.implementation = version, "CPython"
+    reading.observed.add("python")
+    if where not in reading.pieces:
+        reading.pieces.append(where)
+
+
+def summary_of(reading: Reading) -> Dict[str, Any]:
+    return {"pieces": reading.pieces, "observed": sorted(reading.observed), "notes": reading.notes}

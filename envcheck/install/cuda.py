@@ -1,0 +1,263 @@
+"""The CUDA variant choice: which CUDA build of a release this driver runs with kernels for
+every GPU here, and, when none does, the smallest driver upgrade or the nearest release
+that has them. The verdicts come from the tables (compat.driver_verdict, arch_coverage)."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from packaging.version import Version
+
+from ..compat import (
+    DriverVerdict,
+    arch_coverage,
+    build_arch_list,
+    driver_predates,
+    driver_verdict,
+    gpu_capabilities,
+    sm_name,
+    torch_variant,
+    torch_version,
+)
+from ..facts import Facts
+from ..tables import Tables
+from ..tables.model import Release
+from ..values import ComputeCapability, Platform, Variant
+from .reasons import Blocker, Unknown, Why
+from .releases import cuda_names
+
+
+def cuda_of(variant: Variant) -> Version:
+    """The CUDA version of a variant taken from a table's CUDA list."""
+    if variant.cuda is None:
+        raise ValueError(f"{variant} is not a CUDA variant")
+    return variant.cuda
+
+
+def _verdict(facts: Facts, tables: Tables, variant: Variant) -> DriverVerdict:
+    """Whether this driver runs the CUDA of ``variant`` (by the tables)."""
+    nv = facts.nvidia
+    return driver_verdict(
+        tables, cuda_of(variant), nv.driver_version, facts.system.os, nv.cuda_driver_version
+    )
+
+
+def _is_this_build(facts: Facts, version: Optional[Version]) -> bool:
+    installed = torch_version(facts)
+    return (
+        installed is not None and version is not None and Version(installed.base_version) == version
+    )
+
+
+def _missing(
+    facts: Facts, tables: Tables, arches: Sequence[str]
+) -> List[str]:  # "name (sm_XY)" of each GPU without kernels in ``arches``
+    return [
+        f"{name} ({sm_name(cc)})"
+        for name, cc in gpu_capabilities(facts)
+        if arch_coverage(tables, arches, cc).level == "none"
+    ]
+
+
+def best_cuda_variant(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    platform: Platform,
+    prefer: Optional[Variant] = None,
+    version: Optional[Version] = None,
+    names: Optional[Sequence[str]] = None,
+) -> Tuple[Optional[Variant], List[str]]:
+    """The CUDA variant of ``release`` this driver runs with kernels for every GPU: ``prefer``
+    (the installed one) when it fits, else the newest CUDA that does. (variant, why others not).
+
+    The installed build itself is judged by what it really carries (the deep probe's
+    ``torch.cuda.get_arch_list()``) where that is known."""
+    this_build = _is_this_build(facts, version) and prefer is not None
+    if names is None:  # the wheels' variants (per platform); conda passes its channel's
+        names = cuda_names(release, platform)
+    variants = sorted((Variant.parse(n) for n in names or ()), reverse=True)
+    if prefer is not None and prefer in variants:
+        variants.remove(prefer)
+        variants.insert(0, prefer)
+    reasons: List[str] = []
+    may_fit: Optional[Variant] = None  # the first whose arch list the tables lack
+    for variant in variants:
+        verdict = _verdict(facts, tables, variant)
+        if verdict.level == "too_old":
+            reasons.append(Why(f"{variant}: {verdict.basis}", Blocker.DRIVER))
+            continue
+        arches: Optional[Sequence[str]] = release.arch_list(
+            str(variant), platform.machine, platform.is_windows
+        )
+        if this_build and variant == prefer:
+            arches = build_arch_list(facts, tables)[0] or arches
+        if arches is not None:
+            missing = _missing(facts, tables, arches)
+            if missing:
+                why = f"{variant}: no kernels for {', '.join(missing)}"
+                reasons.append(Why(why, Blocker.KERNELS))
+                continue
+        elif gpu_capabilities(facts):
+            may_fit = may_fit or variant
+            continue
+        return variant, reasons
+    return may_fit, reasons
+
+
+def kernels(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    version: Optional[Version],
+    variant: Variant,
+    platform: Platform,
+) -> Union[str, List[str]]:
+    """Whether ``variant`` of ``release`` has kernels for every GPU here: a reason it
+    has not (str), or the facts that are not known ([] when all are)."""
+    caps = gpu_capabilities(facts)
+    if not caps or not variant.is_cuda:
+        return []
+    arches: Optional[Sequence[str]] = release.arch_list(
+        str(variant), platform.machine, platform.is_windows
+    )
+    if _is_this_build(facts, version) and torch_variant(facts) == variant:
+        arches = build_arch_list(facts, tables)[0] or arches
+    if arches is None:
+        gpus = ", ".join(sorted({f"{n} ({sm_name(c)})" for n, c in caps}))
+        return [
+            Unknown(
+                f"kernels for {gpus} in torch {version or release.minor}+{variant}: "
+                "the tables do not hold this build's architecture list"
+            )
+        ]
+    missing = sorted(set(_missing(facts, tables, arches)))
+    return f"no kernels for {', '.join(missing)}" if missing else []
+
+
+# How the driver runs a build's CUDA, by the verdict's level; any other level says its basis.
+_HOW = {
+    "full": "driver {driver} runs CUDA {cuda}",
+    "minor": "driver {driver} runs CUDA {major}.x through minor-version compatibility",
+    "unknown": "the driver version is unknown",
+}
+
+
+def how_driver_runs(
+    facts: Facts, tables: Tables, variant: Variant, version: Version, platform: Platform
+) -> Tuple[str, DriverVerdict]:
+    """(how the driver runs this build, the verdict): the first words of a CUDA plan's reason."""
+    cuda = cuda_of(variant)
+    nv = facts.nvidia
+    verdict = driver_verdict(
+        tables,
+        cuda,
+        nv.driver_version,
+        facts.system.os,
+        nv.cuda_driver_version,
+        torch=version,
+        platform=str(platform),
+    )
+    how = _HOW.get(verdict.level)
+    if how is None:
+        return verdict.basis, verdict
+    driver = nv.driver_version if verdict.level == "minor" else nv.driver_version or ""
+    text = how.format(driver=driver, cuda=cuda, major=cuda.major)
+    return (text.replace("  ", " ") if verdict.level == "full" else text), verdict
+
+
+def driver_unknown(verdict: DriverVerdict) -> List[str]:
+    """A driver the tables cannot judge against a build's CUDA: said, never read as a pass."""
+    if verdict.level != "unknown":
+        return []
+    return [Unknown(f"whether the driver runs CUDA {verdict.cuda}: {verdict.basis}")]
+
+
+def asked_cuda(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    version: Version,
+    wanted: Variant,
+    platform: Platform,
+) -> Tuple[Optional[Variant], Union[str, List[str]]]:
+    """The CUDA build asked for (``--variant cu126``), judged against this driver and GPUs.
+    A driver older than a GPU here was decided once, in resolve, before any release."""
+    verdict = _verdict(facts, tables, wanted)
+    if verdict.level == "too_old":
+        return None, Why(f"{wanted}: {verdict.basis}", Blocker.DRIVER)
+    found = kernels(facts, tables, release, version, wanted, platform)
+    if isinstance(found, str):
+        return None, Why(f"{wanted}: {found}", Blocker.KERNELS)
+    return wanted, [f"{wanted} as asked", *driver_unknown(verdict), *found]
+
+
+def driver_predates_text(facts: Facts, tables: Tables) -> str:
+    """Why no CUDA build can run: the driver is older than a GPU here ("" when it is not)."""
+    gaps = driver_predates(facts, tables)
+    return "; ".join(
+        f"driver {facts.nvidia.driver_version} is older than {name} ({sm_name(cc)}), "
+        f"which needs {need} or newer"
+        for name, cc, need in gaps
+    )
+
+
+def releases_with_kernels(
+    facts: Facts,
+    tables: Tables,
+    platform: Platform,
+    python: Optional[Version],
+    exclude: Sequence[Release] = (),
+) -> List[str]:
+    """The minors (oldest first) outside ``exclude`` with a CUDA build for this platform and
+    Python whose arch list has kernels for every GPU here: the way out when the release asked
+    for has none (an RTX 5090 with torch 2.5). A build without a list is not counted."""
+    caps = gpu_capabilities(facts)
+    out = []
+    for release in tables.releases:
+        if release in exclude or str(platform) not in release.platforms:
+            continue
+        if python is not None and not release.supports_python(python, str(platform)):
+            continue
+        for name in cuda_names(release, platform) or ():
+            arches = release.arch_list(name, platform.machine, platform.is_windows)
+            if arches is not None and all(
+                arch_coverage(tables, arches, cc).level != "none" for _, cc in caps
+            ):
+                out.append(release.minor)
+                break
+    return out
+
+
+def gpu_names(facts: Facts) -> List[Tuple[str, ComputeCapability]]:
+    """(name, compute capability) of each distinct NVIDIA GPU model here."""
+    seen: Dict[str, ComputeCapability] = {}
+    for gpu in facts.nvidia.gpus:
+        if gpu.compute_capability:
+            seen.setdefault(gpu.name or f"GPU {gpu.index}", gpu.compute_capability)
+    return list(seen.items())
+
+
+def driver_upgrade(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    platform: Platform,
+    only: Optional[Variant] = None,
+) -> Optional[Tuple[Variant, str]]:
+    """(variant, minimum driver) of the variant of ``release`` with kernels for every GPU
+    that needs the lowest driver: the smallest driver upgrade that makes a build of it run
+    (not the newest build's floor). Between equal floors, the newer CUDA. ``only``: the
+    variant the user asked for, the one build to judge."""
+    names = offered = cuda_names(release, platform)
+    if only is not None:  # only a build published there (none on macOS): no driver makes one
+        names = (str(only),) if offered is None or str(only) in offered else ()
+    best: Optional[Tuple[Variant, Version]] = None
+    for variant in sorted((Variant.parse(n) for n in names or ()), reverse=True):
+        arches = release.arch_list(str(variant), platform.machine, platform.is_windows)
+        if arches is None or _missing(facts, tables, arches):
+            continue
+        floor = tables.minor_compat_floor(cuda_of(variant), facts.system.os)
+        if floor is not None and (best is None or floor < best[1]):
+            best = (variant, floor)
+    return (best[0], str(best[1])) if best else None

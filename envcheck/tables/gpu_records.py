@@ -1,0 +1,110 @@
+"""What the tables know of GPUs: families, the first driver of each compute capability,
+which devices SASS of each sm_XY runs on, and GPU models by the names users give them."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from packaging.version import Version
+
+from ..values import Arch, ComputeCapability
+from .versions import DriverVersion, Provenance
+
+
+@dataclass(frozen=True)
+class FirstDriver:
+    """The first driver that supports GPUs of a compute capability at all: an older one
+    does not see the GPU, whatever CUDA a build uses."""
+
+    capability: ComputeCapability
+    branch: int  # R570 -> 570
+    linux: Optional[DriverVersion]  # the first version of the branch; None: only the branch
+    windows: Optional[DriverVersion]
+    example: str
+    provenance: Provenance
+
+    def needed(self, os_name: str) -> str:
+        exact = self.windows if os_name == "Windows" else self.linux
+        return str(exact) if exact is not None else f"an R{self.branch} driver"
+
+    def supports(self, driver: DriverVersion) -> bool:
+        """False for a driver of an older branch: it cannot run the GPU. Within the first
+        branch the recorded version is only the first known to *name* the GPU (an upper
+        bound: 570.86.15 ran an RTX 5090 that 570.86.16 first names), so it is not judged."""
+        return driver.major >= self.branch
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    capabilities: Tuple[ComputeCapability, ...]
+    first_cuda: Optional[Version]
+    last_cuda_major: Optional[int]  # None: still supported
+    last_driver_branch: Optional[int]  # None: still supported
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class SassRule:
+    """Which devices SASS compiled for one ``sm_XY`` runs on."""
+
+    only: Tuple[ComputeCapability, ...] = ()
+    min: Optional[ComputeCapability] = None
+    below: Optional[ComputeCapability] = None
+    exclude: Tuple[ComputeCapability, ...] = ()
+
+    def runs_on(self, cc: ComputeCapability) -> bool:
+        if self.only:
+            return cc in self.only
+        if self.min is None or self.below is None or cc in self.exclude:
+            return False
+        return self.min <= cc < self.below
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    name: str
+    capability: Optional[ComputeCapability]  # NVIDIA GPUs; None for an AMD GPU
+    family: str
+    segment: str
+    gfx: Optional[str] = None  # AMD LLVM target ("gfx942"); None for an NVIDIA GPU
+
+
+def sass_fallback_rule(arch: str) -> Optional[SassRule]:
+    """SASS of sm_XY runs on X.Y up to the next major (NVIDIA's general rule)."""
+    parsed = Arch.maybe(arch)
+    if parsed is None or parsed.suffix:
+        return None
+    cc = parsed.capability
+    return SassRule(min=cc, below=ComputeCapability(cc.major + 1, 0))
+
+
+# Words that vendors and users add or leave out: "NVIDIA GeForce RTX 3070" is "RTX 3070"
+# (and "rtx3070"), "AMD Instinct MI300X" is "MI300X", "AMD Radeon RX 7900 XTX" is "RX 7900 XTX".
+_GPU_NOISE = frozenset(
+    {"nvidia", "tesla", "geforce", "corporation", "amd", "ati", "instinct", "radeon"}
+)
+
+
+@functools.lru_cache(maxsize=1024)  # capability_of compares every table name, every call
+def normalise_gpu(name: str) -> str:
+    text = re.sub(r"[^a-z0-9]+", " ", name.lower())
+    text = re.sub(r"\b(rtx|gtx|gt|mx|rx)(?=\d)", r"\1 ", text)  # rtx4090 -> rtx 4090
+    text = re.sub(r"(?<=\d)(ti|super|xtx|xt)\b", r" \1", text)  # 3050ti -> 3050 ti
+    return " ".join(w for w in text.split() if w not in _GPU_NOISE)
+
+
+@functools.lru_cache(maxsize=1024)
+def lookup_gpu(gpus: Tuple[GpuModel, ...], wanted_text: str) -> Optional[GpuModel]:
+    """The longest table name whose words begin ``wanted_text`` (normalised), or None."""
+    wanted = wanted_text.split()
+    best: Optional[GpuModel] = None
+    best_len = 0
+    for gpu in gpus:
+        words = normalise_gpu(gpu.name).split()
+        if words and wanted[: len(words)] == words and len(words) > best_len:
+            best, best_len = gpu, len(words)
+    return best

@@ -1,0 +1,65 @@
+"""The plain values the tables are made of: versions, driver versions, platforms and where
+each record comes from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Tuple
+
+from packaging.version import Version
+
+from ..values import ComputeCapability
+
+PLATFORMS = (
+    "linux-x86_64",
+    "linux-aarch64",
+    "windows-x86_64",
+    "windows-arm64",
+    "macos-arm64",
+    "macos-x86_64",
+)
+
+
+def parse_version(text: Optional[str]) -> Optional[Version]:
+    if not text:
+        return None
+    try:
+        return Version(text)
+    except ValueError:  # InvalidVersion, or an integer part too long to convert (4300+ digits)
+        return None
+
+
+class DriverVersion(Version):
+    """A driver version that prints as written: 535.104.05, not packaging's 535.104.5."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._text = text.strip()
+
+    def __str__(self) -> str:
+        return self._text
+
+
+def parse_driver(text: Optional[str]) -> Optional[DriverVersion]:
+    if not text:
+        return None
+    try:
+        return DriverVersion(text)
+    except ValueError:  # InvalidVersion, or a number of 4300+ digits
+        return None
+
+
+def minor_of(version: Version) -> str:
+    return f"{version.major}.{version.minor}"
+
+
+def capability_key(cc: str) -> ComputeCapability:
+    """The ordering value of a compute capability such as "8.9" (raises ValueError)."""
+    return ComputeCapability.parse(cc)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    sources: Tuple[str, ...]
+    inferred: Tuple[str, ...] = ()
+    notes: Mapping[str, str] = field(default_factory=dict)
