@@ -16,8 +16,8 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from .core import Report
+    from .core import require as require
     from .facts import Facts
-    from .requirements import require as require
 
 __all__ = ["Facts", "Report", "RequirementError", "__version__", "check", "probe", "require"]
 
@@ -47,7 +47,7 @@ def __getattr__(name: str) -> Any:
 
         return Report
     if name == "require":  # the function itself, so editors and help() see its keywords
-        from .requirements import require
+        from .core import require
 
         return require
     if name == "RequirementError":

@@ -5,6 +5,9 @@ NVML only (no torch unless --deep), every probe under a timeout so a wedged
 driver makes the check fail instead of hang, one short output line, and exit
 0 (healthy) or 1 (unhealthy) only: Docker reserves 2, so even a bad option is 1.
 
+A GPU's health (lost, uncorrectable ECC errors) is judged by envcheck.checks.health, the
+checks `envcheck check` reports (GPU001, GPU002), not again here.
+
 Unhealthy when: fewer GPUs are visible than expected (--gpus N, else the count
 in NVIDIA_VISIBLE_DEVICES), a GPU is lost or NVML reports a fault on it
 ("Unknown Error": the container lost its devices; a reset required; ...), a GPU
@@ -50,11 +53,16 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import click
 
 from ._clickstyle import CONTEXT
+from .facts import Facts, GpuFacts, NvidiaFacts
+from .verdict import Verdict, decide
+
+if TYPE_CHECKING:
+    from .probes.overrides import Override
 
 HEALTHY, UNHEALTHY = 0, 1
 
@@ -111,45 +119,99 @@ def check(
     for option, why in (("--timeout", bad_timeout(timeout)), ("--gpus", bad_gpus(gpus))):
         if why:
             return UNHEALTHY, f"unhealthy: {option} {why}"
-    from .containers import SHORT_FIX, gpus_expected
-    from .facts import NVML_NO_DRIVER, Facts
-    from .probes.nvidia import probe_nvidia
-    from .probes.overrides import OverrideError, apply_overrides, parse_overrides
-    from .probes.system import detect_container
+    from .probes.overrides import OverrideError, parse_overrides
 
     env = os.environ if environ is None else environ
     try:  # the simulation overrides, as every command honours them
         overrides = [o for o in parse_overrides(env) if o.section in ("nvidia", "system")]
     except OverrideError as exc:
         return UNHEALTHY, f"unhealthy: {exc}"
+    facts, simulated = _observe(env, root, nvml, timeout, overrides)
     expected = gpus if gpus is not None else expected_gpus(env)
+    nv = facts.nvidia
+    if not nv.nvml.ok and not simulated:
+        return _without_nvml(facts, env, gpus, expected, deep, timeout)
+    problems, refused = _gpu_problems(nv, expected)
+    if not problems and deep:
+        problems += _deep(nv.gpus, timeout)
+    noted = ""
+    if refused:
+        noted = "; noted: " + ", ".join(
+            f"{query} {code} on GPU {','.join(indices)}"
+            for (query, code), indices in refused.items()
+        )
+    verdict = decide(failures=problems)
+    if verdict is not Verdict.READY:
+        return verdict.exit_code, "unhealthy: " + "; ".join(problems) + noted
+    temps = [g.temperature_c for g in nv.gpus if g.temperature_c is not None]
+    low, high = (min(temps), max(temps)) if temps else (None, None)
+    heat = "" if low is None else f", {low} C" if low == high else f", {low}-{high} C"
+    matmul = ", matmul ok" if deep else ""
+    return verdict.exit_code, f"healthy: {len(nv.gpus)} GPU(s){heat}{matmul}{noted}"
+
+
+def _observe(
+    env: Mapping[str, str],
+    root: Path,
+    nvml: Optional[ModuleType],
+    timeout: float,
+    overrides: List[Override],
+) -> Tuple[Facts, bool]:
+    """NVML's facts and the container's, with the overrides applied; and whether NVML is
+    simulated."""
+    from .probes.nvidia import probe_nvidia
+    from .probes.overrides import apply_overrides
+    from .probes.system import detect_container
+
     facts = Facts()
     facts.nvidia = probe_nvidia(root, nvml, timeout=timeout)
     facts.system.container = detect_container(root, dict(env))
     apply_overrides(facts, overrides)
+    return facts, any(o.section == "nvidia" and o.name != "nvml" for o in overrides)
+
+
+def _without_nvml(
+    facts: Facts,
+    env: Mapping[str, str],
+    gpus: Optional[int],
+    expected: Optional[int],
+    deep: bool,
+    timeout: float,
+) -> Tuple[int, str]:
+    """NVML did not answer: healthy only where there is no GPU and none is expected."""
+    from .containers import SHORT_FIX, gpus_expected
+    from .facts import NVML_NO_DRIVER
+
     nv = facts.nvidia
-    simulated = any(o.section == "nvidia" and o.name != "nvml" for o in overrides)
-    if not nv.nvml.ok and not simulated:
-        absent = not nv.device_nodes and nv.nvml.error in NVML_NO_DRIVER
-        container_wants = gpus_expected(env, facts.system.container) if gpus != 0 else None
-        if absent and container_wants and expected != 0:
-            return UNHEALTHY, (
-                f"unhealthy: a GPU container without GPUs ({container_wants}, no /dev/nvidia*, "
-                f"no NVML): {SHORT_FIX}"
-            )
-        if expected in (None, 0) and absent:
-            failures = _deep([], timeout) if deep else []
-            if failures:
-                return UNHEALTHY, "unhealthy: " + "; ".join(failures)
-            suffix = ", matmul ok" if deep else ""
-            return HEALTHY, "healthy: no NVIDIA GPU here, none expected" + suffix
-        return UNHEALTHY, f"unhealthy: NVML {nv.nvml.error}: {nv.nvml.message}"
+    absent = not nv.device_nodes and nv.nvml.error in NVML_NO_DRIVER
+    container_wants = gpus_expected(env, facts.system.container) if gpus != 0 else None
+    if absent and container_wants and expected != 0:
+        return UNHEALTHY, (
+            f"unhealthy: a GPU container without GPUs ({container_wants}, no /dev/nvidia*, "
+            f"no NVML): {SHORT_FIX}"
+        )
+    if expected in (None, 0) and absent:
+        failures = _deep([], timeout) if deep else []
+        verdict = decide(failures=failures)
+        if verdict is not Verdict.READY:
+            return verdict.exit_code, "unhealthy: " + "; ".join(failures)
+        suffix = ", matmul ok" if deep else ""
+        return verdict.exit_code, "healthy: no NVIDIA GPU here, none expected" + suffix
+    return UNHEALTHY, f"unhealthy: NVML {nv.nvml.error}: {nv.nvml.message}"
+
+
+def _gpu_problems(
+    nv: NvidiaFacts, expected: Optional[int]
+) -> Tuple[List[str], Dict[Tuple[str, str], List[str]]]:
+    """What makes the GPUs unhealthy (too few, lost, an NVML fault, uncorrectable ECC errors,
+    at the slowdown temperature), and the queries NVML refused: (query, code) -> indices."""
     problems: List[str] = []
-    refused: Dict[Tuple[str, str], List[str]] = {}  # (query, code) -> GPU indices
+    refused: Dict[Tuple[str, str], List[str]] = {}
     if expected is not None and len(nv.gpus) < expected:
         problems.append(f"{len(nv.gpus)} of {expected} GPUs visible")
     for gpu in nv.gpus:
-        if gpu.status == "lost":
+        judged = _health_codes(gpu)
+        if "GPU001" in judged:  # fallen off the bus
             problems.append(f"GPU {gpu.index} is lost")
             continue
         faults = []
@@ -161,7 +223,7 @@ def check(
                 faults.append(error)
         if faults:
             problems.append(f"GPU {gpu.index}: " + "; ".join(faults))
-        if gpu.ecc_uncorrected_volatile:
+        if "GPU002" in judged:  # uncorrectable ECC errors since the driver loaded
             problems.append(
                 f"GPU {gpu.index}: {gpu.ecc_uncorrected_volatile} uncorrectable ECC errors "
                 "since the driver loaded"
@@ -174,27 +236,27 @@ def check(
             problems.append(
                 f"GPU {gpu.index} at {gpu.temperature_c} C (slowdown {gpu.temperature_slowdown_c} C)"
             )
-    if not problems and deep:
-        problems += _deep(nv.gpus, timeout)
-    noted = ""
-    if refused:
-        noted = "; noted: " + ", ".join(
-            f"{query} {code} on GPU {','.join(indices)}"
-            for (query, code), indices in refused.items()
-        )
-    if problems:
-        return UNHEALTHY, "unhealthy: " + "; ".join(problems) + noted
-    temps = [g.temperature_c for g in nv.gpus if g.temperature_c is not None]
-    low, high = (min(temps), max(temps)) if temps else (None, None)
-    heat = "" if low is None else f", {low} C" if low == high else f", {low}-{high} C"
-    matmul = ", matmul ok" if deep else ""
-    return HEALTHY, f"healthy: {len(nv.gpus)} GPU(s){heat}{matmul}{noted}"
+    return problems, refused
 
 
-def _deep(gpus, timeout: float) -> List[str]:
+def _health_codes(gpu: GpuFacts) -> Set[str]:
+    """The codes envcheck.checks.health (the one judgement of a GPU's health, which `envcheck
+    check` reports) finds on this GPU: GPU001 lost, GPU002 uncorrectable ECC errors, ...
+
+    Imported only when there is a GPU to judge: a container without one never loads the
+    checks (nor the tables' reader they import)."""
+    from .checks.health import check as gpu_health
+
+    one = Facts()
+    one.nvidia.gpus = [gpu]
+    # health.check reads no table: it judges NVML's facts alone, and the healthcheck never
+    # loads the tables (a probe that runs every few seconds)
+    return {f.code for f in gpu_health(one, None)}  # type: ignore[arg-type]
+
+
+def _deep(gpus: Sequence[GpuFacts], timeout: float) -> List[str]:
     """A tiny matmul in a child, judged by the core like every smoke result."""
     from .core import check as core_check
-    from .facts import Facts
     from .smoke.runner import run_one
 
     device = "cuda:0" if gpus else "cpu"

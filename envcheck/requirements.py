@@ -13,8 +13,8 @@ envcheck.toml), and `envcheck.require(...)` for the first line of a training scr
     smoke = ["matmul", "all_reduce"]   # smoke tests `envcheck check` runs (true: all)
     ignore = ["INS004"]          # finding codes to drop
 
-The keys are the keywords of :func:`require` (``config_keys()`` reads them from its
-signature): one list, so a key the README names works in both places.
+The keys are the keywords of ``envcheck.require()`` (envcheck.core.script): one list
+(CONFIG_KEYS), so a key the README names works in both places.
 
 Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 """
@@ -22,20 +22,20 @@ Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from ._cwd import current as current_folder
+from ._text import size as fmt_size
+from ._toml import ConfigError, Unreadable, read_toml
 from .compat import gpu_capabilities
 from .facts import Facts
 from .findings import Finding
-from .probes.overrides import one_line, parse_size
-from .report.style import size as fmt_size
+from .probes.overrides import parse_size
 from .tables.model import capability_key, parse_version
 from .values import ComputeCapability
 
@@ -45,17 +45,8 @@ from .rules import RULES  # noqa: E402 - REQ001-REQ008 live in the one registry
 
 SMOKE_TESTS = ("matmul", "amp", "all_reduce", "memory", "compile")
 DTYPES = ("bf16", "fp16", "tf32")
-MAX_CONFIG = 1024 * 1024  # bytes: no pyproject.toml or envcheck.toml is anywhere near this
 # How each version key is written as a string (a TOML number loses digits: 3.10 is 3.1).
 _EXAMPLES = {"torch": '">=2.4"', "python": '">=3.10"', "cuda": '"12.1"'}
-
-
-class ConfigError(ValueError):
-    """A [tool.envcheck] table (or envcheck.toml) that cannot be used; names file and key,
-    on one line."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(one_line(message))
 
 
 class RequirementError(RuntimeError):
@@ -138,12 +129,17 @@ def _spec(value: Any, key: str, where: str) -> SpecifierSet:
         ) from None
 
 
-def config_keys() -> Tuple[str, ...]:
-    """The keys of [tool.envcheck]: the keywords of :func:`require`, read from its signature,
-    so the two cannot drift apart (``bf16 = true`` works wherever ``bf16=True`` does)."""
-    import inspect
+# The keys of [tool.envcheck], and the keywords of envcheck.require() (envcheck.core.script):
+# one list, so a key the README names works in both places (a test holds the two together).
+_VERSION_KEYS = ("torch", "python", "cuda")
+_MACHINE_KEYS = ("gpus", "gpu_memory", "compute_capability", "dtypes", "bf16", "fp16", "tf32")
+CONFIG_KEYS: Tuple[str, ...] = (*_VERSION_KEYS, *_MACHINE_KEYS, "backend", "smoke", "ignore")
 
-    return tuple(inspect.signature(require).parameters)
+
+def config_keys() -> Tuple[str, ...]:
+    """The keys of [tool.envcheck]: the keywords of ``envcheck.require``, so the two cannot
+    drift apart (``bf16 = true`` works wherever ``bf16=True`` does)."""
+    return CONFIG_KEYS
 
 
 def _unknown_keys(raw: Dict[str, Any], where: str) -> None:
@@ -251,46 +247,6 @@ def _gpu_memory(value: Any, where: str) -> int:
     return size
 
 
-class _Unreadable(ConfigError):
-    """A config file that is not UTF-8 or not TOML (as opposed to one that cannot be opened)."""
-
-    def __init__(self, message: str, mentions_envcheck: bool) -> None:
-        super().__init__(message)
-        self.mentions_envcheck = mentions_envcheck
-
-
-def _toml(path: Path) -> Dict[str, Any]:
-    """The TOML document in ``path``: at most MAX_CONFIG bytes of UTF-8, else ConfigError."""
-    if sys_version() >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.9/3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_CONFIG + 1)  # bounded: --config /dev/zero must not fill memory
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_CONFIG:
-        raise ConfigError(f"{path}: larger than {MAX_CONFIG // 1024} KiB; not a TOML config file")
-    mentions = b"envcheck" in data
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _Unreadable(
-            f"{path}: not UTF-8 text (TOML files are UTF-8): byte 0x{data[exc.start]:02x} "
-            f"at offset {exc.start}",
-            mentions,
-        ) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise _Unreadable(f"{path}: not valid TOML: {exc}", mentions) from None
-    except RecursionError:
-        raise _Unreadable(f"{path}: not valid TOML: nested too deeply", mentions) from None
-    except ValueError as exc:  # an integer of more than 4300 digits
-        raise _Unreadable(f"{path}: not valid TOML: {exc}", mentions) from None
-
-
 def _envcheck_table(data: Dict[str, Any], whole: bool) -> Any:
     """[tool.envcheck] of a document; with ``whole`` (envcheck.toml) the document itself
     when it has none. None when there is none."""
@@ -298,12 +254,6 @@ def _envcheck_table(data: Dict[str, Any], whole: bool) -> Any:
     if isinstance(tool, dict) and "envcheck" in tool:
         return tool["envcheck"]
     return data if whole else None
-
-
-def sys_version() -> Tuple[int, int]:
-    import sys
-
-    return sys.version_info[:2]
 
 
 def find_config(start: Optional[Union[str, Path]] = None) -> Optional[Tuple[Path, Dict[str, Any]]]:
@@ -318,12 +268,12 @@ def find_config(start: Optional[Union[str, Path]] = None) -> Optional[Tuple[Path
     for candidate in (folder, *folder.parents):
         own = candidate / "envcheck.toml"
         if own.is_file():
-            return own, _envcheck_table(_toml(own), whole=True)
+            return own, _envcheck_table(read_toml(own), whole=True)
         project = candidate / "pyproject.toml"
         if project.is_file():
             try:
-                data = _toml(project)
-            except _Unreadable as exc:
+                data = read_toml(project)
+            except Unreadable as exc:
                 # Another tool's pyproject.toml that is not UTF-8 or not TOML. One that never
                 # spells "envcheck" holds no [tool.envcheck] (short of a \u escape in a quoted
                 # key), so it is not ours to refuse: look further up, as for any pyproject
@@ -344,7 +294,7 @@ def load_requirements(
     """From ``--config FILE``, or found from the current folder upwards; None when absent."""
     if config:
         path = Path(config)
-        table = _envcheck_table(_toml(path), whole=path.name != "pyproject.toml")
+        table = _envcheck_table(read_toml(path), whole=path.name != "pyproject.toml")
         if table is None:
             raise ConfigError(f"{path}: no [tool.envcheck] table")
         if not isinstance(table, dict):
@@ -370,86 +320,123 @@ def _gpu_count(facts: Facts) -> Tuple[int, str]:
 
 
 def evaluate(req: Requirements, facts: Facts) -> List[Finding]:
-    """Every unmet requirement as an error finding."""
-    out: List[Finding] = []
+    """Every unmet requirement as an error finding, in the order of the keys."""
     where = f"required by {req.source}" if req.source else "required"
+    out: List[Finding] = []
+    for unmet in (
+        _torch_unmet,
+        _python_unmet,
+        _cuda_unmet,
+        _gpus_unmet,
+        _gpu_memory_unmet,
+        _capability_unmet,
+        _dtypes_unmet,
+        _backend_unmet,
+    ):
+        out += unmet(req, facts, where)
+    return out
+
+
+def _torch_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
     t = facts.torch
     version = parse_version(t.version) if t.installed else None
-    if req.torch is not None and (
-        version is None or not req.torch.contains(version, prereleases=True)
-    ):
-        have = f"torch {t.version}" if t.installed else "no torch"
-        out.append(
-            RULES["REQ001"](
-                f"{have}; torch{req.torch} is {where}",
-                [have],
-                # --keep: the nearest that satisfies it, the report's one plan (core._plan)
-                f"Install the torch nearest to this one that satisfies torch{req.torch}: "
-                f"`envcheck install --keep --torch '{req.torch}'` gives the command.",
-            )
+    if req.torch is None or (version is not None and req.torch.contains(version, prereleases=True)):
+        return []
+    have = f"torch {t.version}" if t.installed else "no torch"
+    return [
+        RULES["REQ001"](
+            f"{have}; torch{req.torch} is {where}",
+            [have],
+            # --keep: the nearest that satisfies it, the report's one plan (core._plan)
+            f"Install the torch nearest to this one that satisfies torch{req.torch}: "
+            f"`envcheck install --keep --torch '{req.torch}'` gives the command.",
         )
+    ]
+
+
+def _python_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
     py = parse_version(facts.python.version)
-    if req.python is not None and (py is None or not req.python.contains(py, prereleases=True)):
-        out.append(
-            RULES["REQ002"](
-                f"Python {facts.python.version}; Python{req.python} is {where}",
-                [facts.python.executable],
-                f"Use a Python{req.python} environment.",
-            )
+    if req.python is None or (py is not None and req.python.contains(py, prereleases=True)):
+        return []
+    return [
+        RULES["REQ002"](
+            f"Python {facts.python.version}; Python{req.python} is {where}",
+            [facts.python.executable],
+            f"Use a Python{req.python} environment.",
         )
-    if req.cuda is not None:
-        cuda = parse_version(t.cuda)
-        if cuda is None or cuda < req.cuda:
-            have = f"CUDA {t.cuda}" if cuda else "a build without CUDA"
-            out.append(
-                RULES["REQ003"](
-                    f"torch {t.version or ''} is {have}; CUDA >= {req.cuda} is {where}".replace(
-                        "  ", " "
-                    ),
-                    [f"torch {t.version}"],
-                    f"Install a torch build for CUDA {req.cuda} or newer "
-                    "(`envcheck install` picks one this driver runs).",
-                )
-            )
+    ]
+
+
+def _cuda_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    t = facts.torch
+    if req.cuda is None:
+        return []
+    cuda = parse_version(t.cuda)
+    if cuda is not None and cuda >= req.cuda:
+        return []
+    have = f"CUDA {t.cuda}" if cuda else "a build without CUDA"
+    return [
+        RULES["REQ003"](
+            f"torch {t.version or ''} is {have}; CUDA >= {req.cuda} is {where}".replace("  ", " "),
+            [f"torch {t.version}"],
+            f"Install a torch build for CUDA {req.cuda} or newer "
+            "(`envcheck install` picks one this driver runs).",
+        )
+    ]
+
+
+def _gpus_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
     count, how = _gpu_count(facts)
-    if req.gpus is not None and count < req.gpus:
-        visible = facts.environment.get("CUDA_VISIBLE_DEVICES")
-        evidence = [f"{count} GPU(s) ({how})"] + (
-            [f"CUDA_VISIBLE_DEVICES={visible}"] if visible is not None else []
+    if req.gpus is None or count >= req.gpus:
+        return []
+    visible = facts.environment.get("CUDA_VISIBLE_DEVICES")
+    evidence = [f"{count} GPU(s) ({how})"] + (
+        [f"CUDA_VISIBLE_DEVICES={visible}"] if visible is not None else []
+    )
+    return [
+        RULES["REQ004"](
+            f"{count} GPU(s) here; {req.gpus} {where}",
+            evidence,
+            "Run on a machine (or container: --gpus) with enough GPUs, "
+            "and check CUDA_VISIBLE_DEVICES.",
         )
-        out.append(
-            RULES["REQ004"](
-                f"{count} GPU(s) here; {req.gpus} {where}",
-                evidence,
-                "Run on a machine (or container: --gpus) with enough GPUs, "
-                "and check CUDA_VISIBLE_DEVICES.",
-            )
+    ]
+
+
+def _gpu_memory_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    return [
+        RULES["REQ005"](
+            f"GPU {gpu.index} ({gpu.name}) has {fmt_size(gpu.memory_total)}; "
+            f"{fmt_size(req.gpu_memory)} per GPU is {where}",
+            [f"GPU {gpu.index}"],
+            "Use GPUs with more memory, or reduce the model's memory needs.",
         )
-    for gpu in facts.nvidia.gpus:
-        if (
-            req.gpu_memory is not None
-            and gpu.memory_total is not None
-            and gpu.memory_total < req.gpu_memory
-        ):
-            out.append(
-                RULES["REQ005"](
-                    f"GPU {gpu.index} ({gpu.name}) has {fmt_size(gpu.memory_total)}; "
-                    f"{fmt_size(req.gpu_memory)} per GPU is {where}",
-                    [f"GPU {gpu.index}"],
-                    "Use GPUs with more memory, or reduce the model's memory needs.",
-                )
-            )
+        for gpu in facts.nvidia.gpus
+        if req.gpu_memory is not None
+        and gpu.memory_total is not None
+        and gpu.memory_total < req.gpu_memory
+    ]
+
+
+def _capability_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    least = req.compute_capability
+    if least is None:
+        return []
     caps = gpu_capabilities(facts)
-    if req.compute_capability is not None:
-        low = [(n, c) for n, c in caps if c < capability_key(req.compute_capability)]
-        for name, cc in low:
-            out.append(
-                RULES["REQ006"](
-                    f"{name} is compute capability {cc}; {req.compute_capability} is {where}",
-                    [f"{name}: {cc}"],
-                    "Use newer GPUs.",
-                )
-            )
+    return [
+        RULES["REQ006"](
+            f"{name} is compute capability {cc}; {least} is {where}",
+            [f"{name}: {cc}"],
+            "Use newer GPUs.",
+        )
+        for name, cc in caps
+        if cc < capability_key(least)
+    ]
+
+
+def _dtypes_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    caps = gpu_capabilities(facts)
+    out = []
     for dtype in req.dtypes:
         missing = _dtype_missing(dtype, facts, caps)
         if missing:
@@ -462,20 +449,27 @@ def evaluate(req: Requirements, facts: Facts) -> List[Finding]:
                     else "bf16 and tf32 need Ampere (compute capability 8.0) or newer.",
                 )
             )
-    if req.backend is not None:
-        backends, how = _backends(facts)
-        if req.backend not in backends:
-            out.append(
-                RULES["REQ008"](
-                    f"torch.distributed backend {req.backend} is {where}, but not available",
-                    [f"available ({how}): {', '.join(backends) or 'none'}"],
-                    "NCCL needs a CUDA build of torch on Linux; gloo comes with every build.",
-                )
-            )
     return out
 
 
-def _dtype_missing(dtype: str, facts: Facts, caps) -> Optional[str]:
+def _backend_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    if req.backend is None:
+        return []
+    backends, how = _backends(facts)
+    if req.backend in backends:
+        return []
+    return [
+        RULES["REQ008"](
+            f"torch.distributed backend {req.backend} is {where}, but not available",
+            [f"available ({how}): {', '.join(backends) or 'none'}"],
+            "NCCL needs a CUDA build of torch on Linux; gloo comes with every build.",
+        )
+    ]
+
+
+def _dtype_missing(
+    dtype: str, facts: Facts, caps: List[Tuple[str, ComputeCapability]]
+) -> Optional[str]:
     if not caps:
         return "there is no CUDA GPU"
     if dtype == "fp16":
@@ -483,7 +477,7 @@ def _dtype_missing(dtype: str, facts: Facts, caps) -> Optional[str]:
     rt = facts.torch_runtime
     if dtype == "bf16" and rt.status == "ok" and rt.bf16_supported is not None:
         return None if rt.bf16_supported else "torch.cuda.is_bf16_supported() is False"
-    old = [f"{n} ({c})" for n, c in caps if capability_key(c) < AMPERE]
+    old = [f"{n} ({c})" for n, c in caps if c < AMPERE]
     return f"{', '.join(old)} predate Ampere" if old else None
 
 
@@ -497,60 +491,3 @@ def _backends(facts: Facts) -> Tuple[List[str], str]:
     if facts.torch.cuda and facts.system.os == "Linux":
         have.append("nccl")
     return have, "from the build, without importing torch"
-
-
-def require(
-    *,
-    torch: Optional[str] = None,
-    python: Optional[str] = None,
-    cuda: Optional[str] = None,
-    gpus: Optional[int] = None,
-    gpu_memory: Union[str, int, float, None] = None,
-    compute_capability: Optional[str] = None,
-    dtypes: Sequence[str] = (),
-    bf16: bool = False,
-    fp16: bool = False,
-    tf32: bool = False,
-    backend: Optional[str] = None,
-    smoke: Sequence[str] = (),
-    ignore: Sequence[str] = (),
-) -> Facts:
-    """Check this machine against requirements; raise RequirementError listing every unmet one.
-
-        import envcheck
-        envcheck.require(torch=">=2.4", gpus=2, bf16=True)
-
-    The keywords are the keys of [tool.envcheck]: ``torch``/``python`` version specifiers,
-    ``cuda`` the least CUDA of torch's build, ``gpus`` a count, ``gpu_memory`` per GPU
-    ("40GiB", or a number of GiB), ``compute_capability`` the least ("8.0"), ``dtypes``
-    (or ``bf16``/``fp16``/``tf32=True``), ``backend`` (nccl, gloo, ...), ``smoke`` tests to
-    run, ``ignore`` finding codes. Returns the Facts when everything is met.
-
-    When the calling process has already imported torch (a training script, on every rank
-    under torchrun), the facts that need torch are read from that import, in this process:
-    no child, no second import. envcheck never imports torch itself.
-    """
-    given = dict(locals())  # exactly the keywords: the keys of [tool.envcheck]
-    from .probes import probe
-
-    raw: Dict[str, Any] = {}
-    for key, value in given.items():
-        if value is None or value is False:
-            continue  # not given
-        if isinstance(value, (tuple, list)):
-            if not value:
-                continue
-            value = list(value)  # as TOML gives a list
-        raw[key] = value
-    req = parse_requirements(raw, "envcheck.require()")
-    from .core import check
-
-    imported = sys.modules.get("torch")
-    facts = probe(deep=req.needs_deep, imported_torch=imported)
-    report = check(facts=facts, requirements=req)
-    unmet = [f for f in report.findings if f.code.startswith("REQ")]
-    causes = {f.caused_by for f in unmet if f.caused_by}
-    unmet = [f for f in report.findings if f.code in causes] + unmet  # the root cause first
-    if unmet:
-        raise RequirementError(unmet)
-    return report.facts

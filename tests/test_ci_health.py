@@ -12,6 +12,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from envcheck.core import require
 from envcheck.facts import Facts
 from envcheck.healthcheck import check as health
 from envcheck.healthcheck import expected_gpus
@@ -22,7 +23,6 @@ from envcheck.requirements import (
     evaluate,
     find_config,
     parse_requirements,
-    require,
 )
 from envcheck.rules import RULES
 from tests.fake_nvml import MACHINES, make_nvml

@@ -119,7 +119,8 @@ def test_config_keys_are_require_keywords() -> None:
     dtype means what the keyword means."""
     import inspect
 
-    from envcheck.requirements import config_keys, parse_requirements, require
+    from envcheck.core import require
+    from envcheck.requirements import config_keys, parse_requirements
 
     assert config_keys() == tuple(inspect.signature(require).parameters)
     assert {"bf16", "fp16", "tf32", "dtypes", "gpus", "ignore"} <= set(config_keys())

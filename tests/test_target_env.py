@@ -193,7 +193,7 @@ def test_an_externally_managed_python_gets_a_venv_first(tmp_path: Path) -> None:
 
 def test_run_refuses_an_externally_managed_python_in_one_line(capsys) -> None:
     """--run never hands pip an interpreter that PEP 668 makes it refuse."""
-    from envcheck.cli import _run_install
+    from envcheck.cli.run_install import run_install
     from envcheck.facts import Facts
     from envcheck.install import Wish, resolve
     from envcheck.tables import load_tables
@@ -205,7 +205,7 @@ def test_run_refuses_an_externally_managed_python_in_one_line(capsys) -> None:
     tables = load_tables()
     plan = resolve(facts, tables, Wish(platform="linux-x86_64", variant="cpu"))
     assert plan.ok and plan.externally_managed
-    assert _run_install(plan, "pip", facts, tables) == 2
+    assert run_install(plan, "pip", facts, tables) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{EXTERNALLY_MANAGED} is externally managed (PEP 668)")
     assert len(err.strip().splitlines()) == 1

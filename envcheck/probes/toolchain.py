@@ -199,7 +199,8 @@ def build_requires(start: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
         return None, None
     from packaging.requirements import InvalidRequirement, Requirement
 
-    from ..requirements import ConfigError, _toml
+    from .._toml import ConfigError
+    from .._toml import read_toml as _toml
 
     folder = Path(start)
     for candidate in (folder, *folder.parents):

@@ -66,11 +66,22 @@ def render_junit(report: Report) -> str:
     """One testcase per rule of the registry: failed for an error finding, skipped for a
     rule that was not judged (the deep probe or the smoke tests did not run, a pasted
     report lacked the facts), passed otherwise; every finding's text is kept."""
+    suites = ET.Element("testsuites", name="envcheck")
+    _checks_suite(suites, report)
+    if report.smoke:
+        _smoke_suite(suites, report)
+    ET.indent(suites)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    )
+
+
+def _checks_suite(suites: ET.Element, report: Report) -> None:
+    """The checks' suite: a testcase per rule that applies to this report."""
     by_code: Dict[str, List[Finding]] = {}
     for f in report.findings:
         by_code.setdefault(f.code, []).append(f)
     skipped = {n.code: n.why for n in report.not_run}
-    suites = ET.Element("testsuites", name="envcheck")
     checks = ET.SubElement(suites, "testsuite", name="envcheck checks")
     cases = failures = skips = 0
     for rule in RULES.values():
@@ -97,36 +108,33 @@ def render_junit(report: Report) -> str:
     checks.set("tests", str(cases))
     checks.set("failures", str(failures))
     checks.set("skipped", str(skips))
-    if report.smoke:
-        suite = ET.SubElement(
-            suites, "testsuite", name="envcheck smoke", tests=str(len(report.smoke))
+
+
+def _smoke_suite(suites: ET.Element, report: Report) -> None:
+    """The smoke suite: a testcase per smoke result, failed when it failed or hung."""
+    suite = ET.SubElement(suites, "testsuite", name="envcheck smoke", tests=str(len(report.smoke)))
+    bad = 0
+    for r in report.smoke:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname="envcheck.smoke",
+            name=f"{r.name} {r.device}",
+            time=f"{r.duration_s:.3f}",
         )
-        bad = 0
-        for r in report.smoke:
-            case = ET.SubElement(
-                suite,
-                "testcase",
-                classname="envcheck.smoke",
-                name=f"{r.name} {r.device}",
-                time=f"{r.duration_s:.3f}",
+        if r.failed:
+            bad += 1
+            node = ET.SubElement(
+                case,
+                "failure",
+                message=f"{r.status!s}: {(r.error or '').splitlines()[0] if r.error else ''}",
             )
-            if r.failed:
-                bad += 1
-                node = ET.SubElement(
-                    case,
-                    "failure",
-                    message=f"{r.status!s}: {(r.error or '').splitlines()[0] if r.error else ''}",
-                )
-                node.text = "\n".join([r.error or "", *r.hints])
-            elif r.status == "skipped":
-                ET.SubElement(case, "skipped", message=r.error or "skipped")
-            else:
-                ET.SubElement(case, "system-out").text = summary_line(r)
-        suite.set("failures", str(bad))
-    ET.indent(suites)
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
-    )
+            node.text = "\n".join([r.error or "", *r.hints])
+        elif r.status == "skipped":
+            ET.SubElement(case, "skipped", message=r.error or "skipped")
+        else:
+            ET.SubElement(case, "system-out").text = summary_line(r)
+    suite.set("failures", str(bad))
 
 
 def _applies(family: str, report: Report) -> bool:

@@ -112,6 +112,32 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
     commands = width if width is not None else command_width(terminal_width())
     if width is None:
         width = terminal_width()
+    lines = _header(report, s, width)
+    for root in report.roots:
+        lines.append("")
+        lines += _finding(root, s, width, commands)
+        for follow in report.follow_ons(root):
+            lines.append(s(f"    follows from {root.code}:", "dim"))
+            lines += _finding(follow, s, width, commands, indent="    ")
+    advice = report.install
+    if advice is not None and advice.command is None:
+        lines += ["", *wrap("No torch fits this machine for the install fix:", width, rest="  ")]
+        lines += [x for c in advice.plan.conflicts for x in wrap(c, width, first="  - ")]
+        lines += [x for w in advice.plan.ways_out for x in wrap(w, width, first="  ways out: ")]
+    if report.smoke:
+        from .smoke_text import result_lines
+
+        lines.append("")
+        lines += [line for r in report.smoke for line in result_lines(r, color, width)]
+    lines += _diagnosis_notes(report, width)
+    lines.append("")
+    lines += _closing(report, s, width)
+    return "\n".join(lines) + "\n"
+
+
+def _header(report: Report, s: Style, width: int) -> List[str]:
+    """The title and the machine, the interpreter checked and why, what was read from a
+    pasted text, and the facts overridden from the environment."""
     facts = report.facts
     diagnosis = report.diagnosis or {}
     machine = machine_line(facts, diagnosis.get("observed"), diagnosis.get("unstated", ()))
@@ -129,22 +155,12 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
     if facts.overrides:
         overridden = "overridden from the environment: " + ", ".join(facts.overrides)
         lines += [s(line, "yellow") for line in wrap(overridden, width, rest="  ")]
-    for root in report.roots:
-        lines.append("")
-        lines += _finding(root, s, width, commands)
-        for follow in report.follow_ons(root):
-            lines.append(s(f"    follows from {root.code}:", "dim"))
-            lines += _finding(follow, s, width, commands, indent="    ")
-    advice = report.install
-    if advice is not None and advice.command is None:
-        lines += ["", *wrap("No torch fits this machine for the install fix:", width, rest="  ")]
-        lines += [x for c in advice.plan.conflicts for x in wrap(c, width, first="  - ")]
-        lines += [x for w in advice.plan.ways_out for x in wrap(w, width, first="  ways out: ")]
-    if report.smoke:
-        from .smoke_text import result_lines
+    return lines
 
-        lines.append("")
-        lines += [line for r in report.smoke for line in result_lines(r, color, width)]
+
+def _diagnosis_notes(report: Report, width: int) -> List[str]:
+    """diagnose: what the text did not say (so which checks did not run), and the notes."""
+    lines: List[str] = []
     if report.diagnosis and report.diagnosis.get("missing"):
         d = report.diagnosis
         lines.append("")
@@ -163,7 +179,12 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
                 width,
                 "note: ",
             )
-    lines.append("")
+    return lines
+
+
+def _closing(report: Report, s: Style, width: int) -> List[str]:
+    """The verdict line: READY (NOT VERIFIED where the tables do not know) or NOT READY,
+    the counts, the tables' date."""
     tone = "green" if report.ready else "red"
     verdict = str(report.verdict).upper()
     if report.ready and report.unverified:  # unknown is never plain "fine"
@@ -173,8 +194,7 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
     closing = wrap(f"{verdict}: {report.counts_text()}  {age}", width, rest="  ")
     closing[0] = closing[0].replace(verdict, s(verdict, tone, "bold"), 1)
     closing[-1] = closing[-1].replace(age, s(age, "dim"), 1)
-    lines += closing
-    return "\n".join(lines) + "\n"
+    return closing
 
 
 def report_dict(report: Report) -> Dict[str, Any]:

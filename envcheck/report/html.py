@@ -8,18 +8,19 @@ the links allow, and the compatibility grid (``check(grid=True)``) are all in th
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from .._version import __version__
 from ..findings import Finding
 from ..smoke.expected import ONE_RANK, measures_links
+from ..smoke.ranks import judge_ranks
 from ..smoke.runner import SmokeResult
+from .charts import AMBER, BLUE, GREEN, GREY, RED, VIOLET, Bar, bar_chart, busbw_chart
+from .charts import escape_html as _e
 from .facts_text import fact_sections, pcie_link, topology_cells
 from .findings_text import machine_line
-from .smoke_text import _size, summary_line
+from .ranks_text import render_table
+from .smoke_text import summary_line
 from .style import Style
 
 if TYPE_CHECKING:
@@ -27,15 +28,6 @@ if TYPE_CHECKING:
     from ..install.grid import CompatGrid
     from ..smoke.launch import Launch
 
-# One palette, named by meaning: the screenshot test looks for these colours.
-GREEN, RED, AMBER, GREY, VIOLET, BLUE = (
-    "#1a7f37",
-    "#cf222e",
-    "#bf8700",
-    "#8c959f",
-    "#8250df",
-    "#0969da",
-)
 VERDICT = {"ready": GREEN, "not ready": RED, "not verified": AMBER}
 SEVERITY = {"error": RED, "warning": AMBER, "info": BLUE}
 GRID = {
@@ -105,10 +97,6 @@ def render_html(report: Report) -> str:
         "</main></body></html>",
     ]
     return "\n".join(p for p in parts if p) + "\n"
-
-
-def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
 
 
 def _section(ident: str, heading: str, body: Iterable[str]) -> str:
@@ -225,122 +213,6 @@ def _matmul_bars(results: Sequence[SmokeResult]) -> str:
                 low, high = r.figures.get(f"{key}_min"), r.figures.get(f"{key}_max")
                 bars.append(Bar(f"{r.device} {dtype}", float(value), low, high))
     return bar_chart(bars, "TFLOP/s", "matmul TFLOP/s per device and dtype")
-
-
-@dataclass(frozen=True)
-class Bar:
-    label: str
-    value: Optional[float]  # None: no figure (a rank that failed or never came)
-    low: Optional[float] = None  # the spread of the repeats, drawn as a whisker
-    high: Optional[float] = None
-    color: str = BLUE
-    note: str = ""  # written after the value: "SLOW", "MISSING"
-
-
-def bar_chart(bars: Sequence[Bar], unit: str, label: str) -> str:
-    """Horizontal bars, one row each, scaled to the largest value or whisker."""
-    if not bars:
-        return ""
-    ends = [max(b.value or 0, b.high or 0) for b in bars]
-    top = max(ends) or 1.0
-    width, row, left = 720, 26, 150
-    height = row * len(bars) + 30
-    scale = (width - left - 200) / top
-    out = [_svg_open(width, height, label)]
-    for i, (b, end) in enumerate(zip(bars, ends)):
-        y = 10 + i * row
-        out.append(f'<text x="{left - 8}" y="{y + 15}" text-anchor="end">{_e(b.label)}</text>')
-        if b.value is not None:
-            out.append(
-                f'<rect x="{left}" y="{y + 3}" width="{max(b.value * scale, 1):.1f}" height="16" '
-                f'fill="{b.color}"/>'
-            )
-        if b.low is not None and b.high is not None:
-            out.append(
-                f'<line x1="{left + b.low * scale:.1f}" x2="{left + b.high * scale:.1f}" '
-                f'y1="{y + 11}" y2="{y + 11}" stroke="#1f2328" stroke-width="2"/>'
-            )
-        text = f"{b.value:.3g}" if b.value is not None else "-"
-        text += f" {b.note}" if b.note else ""
-        out.append(f'<text x="{left + end * scale + 6:.1f}" y="{y + 15}">{_e(text)}</text>')
-    out.append(f'<text x="{left}" y="{height - 6}">{_e(unit)}</text></svg>')
-    return "".join(out)
-
-
-def busbw_chart(figures: Dict[str, Any]) -> str:
-    """busbw against message size (log scale) with the line the links allow, the SMK004
-    threshold under it, or the reason no line can be drawn."""
-    from ..core import BUSBW_WARN_FRACTION
-
-    sizes = [
-        s for s in figures.get("sizes") or [] if s.get("bytes") and s.get("busbw_gbps") is not None
-    ]
-    expected = figures.get("expected_busbw_gbps")
-    width, height, left, bottom, top_pad = 720, 300, 60, 40, 20
-    if not sizes:
-        return ""
-    ymax = max([s["busbw_gbps"] for s in sizes] + [expected or 0]) * 1.15 or 1.0
-    lo, hi = math.log2(sizes[0]["bytes"]), math.log2(sizes[-1]["bytes"])
-    span = (hi - lo) or 1.0
-
-    def x(n: float) -> float:
-        return left + (math.log2(n) - lo) / span * (width - left - 20)
-
-    def y(v: float) -> float:
-        return top_pad + (1 - v / ymax) * (height - top_pad - bottom)
-
-    out = [_svg_open(width, height, "all_reduce busbw by message size")]
-    out.append(
-        f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - 20}" y2="{y(0):.1f}" stroke="#57606a"/>'
-    )
-    out.append(f'<line x1="{left}" y1="{top_pad}" x2="{left}" y2="{y(0):.1f}" stroke="#57606a"/>')
-    for frac in (0.5, 1.0):
-        v = ymax / 1.15 * frac
-        out.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.3g}</text>')
-    step = max(1, len(sizes) // 8)
-    for s in sizes[::step]:
-        out.append(
-            f'<text x="{x(s["bytes"]):.1f}" y="{height - bottom + 16}" text-anchor="middle">{_e(_size(s["bytes"]))}</text>'
-        )
-    out.append(f'<text x="{left}" y="{height - 6}">message size</text>')
-    out.append('<text x="8" y="14">busbw GB/s</text>')
-    if expected:
-        out.append(
-            f'<line x1="{left}" x2="{width - 20}" y1="{y(expected):.1f}" y2="{y(expected):.1f}" '
-            f'stroke="{GREEN}" stroke-width="2" stroke-dasharray="8 4"/>'
-            f'<text x="{width - 24}" y="{y(expected) - 6:.1f}" text-anchor="end" fill="{GREEN}">'
-            f"expected {expected:g} GB/s</text>"
-        )
-        warn = expected * BUSBW_WARN_FRACTION
-        out.append(
-            f'<line x1="{left}" x2="{width - 20}" y1="{y(warn):.1f}" y2="{y(warn):.1f}" '
-            f'stroke="{AMBER}" stroke-dasharray="2 4"/>'
-            f'<text x="{width - 24}" y="{y(warn) - 6:.1f}" text-anchor="end" fill="{AMBER}">'
-            f"SMK004 below {warn:g}</text>"
-        )
-    points = " ".join(f"{x(s['bytes']):.1f},{y(s['busbw_gbps']):.1f}" for s in sizes)
-    out.append(f'<polyline points="{points}" fill="none" stroke="{BLUE}" stroke-width="2.5"/>')
-    for s in sizes:
-        out.append(
-            f'<circle cx="{x(s["bytes"]):.1f}" cy="{y(s["busbw_gbps"]):.1f}" r="3.5" fill="{BLUE}">'
-            f"<title>{_e(_size(s['bytes']))}: busbw {s['busbw_gbps']} GB/s, algbw "
-            f"{_e(s.get('algbw_gbps'))} GB/s</title></circle>"
-        )
-    out.append("</svg>")
-    if expected:
-        out.append(f'<p class="muted">expected: {_e(figures.get("expected_basis", ""))}</p>')
-    else:
-        why = figures.get("expected_unknown") or "envcheck was given no facts about the links"
-        out.append(f'<p class="muted">expected busbw: not known ({_e(why)})</p>')
-    return "".join(out)
-
-
-def _svg_open(width: int, height: int, label: str) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{_e(label)}" '
-        'font-family="system-ui,sans-serif" font-size="12">'
-    )
 
 
 # ------------------------------------------------------------------------------ topology
@@ -464,8 +336,6 @@ def render_ranks_html(
     and the link to the next rank (slow in amber, failed, missing or sharing a GPU in red, not
     run because the job did not start in grey), and the busbw
     curve rank 0 measured. The verdicts are judge_ranks', as in the text table."""
-    from ..smoke.distributed import judge_ranks, render_table
-
     j = judge_ranks(records, launch, list(missing))
     by_rank = {r["rank"]: r for r in records}
     tone = GREEN if j.ok else RED

@@ -1,0 +1,211 @@
+"""What the commands share: the options that mean the same everywhere (the deep probe,
+--format, output files, --manager), and the calls every command makes the same way (the
+tables, the probe, the core) with their errors mapped to exit codes: usage 2, tables 3.
+
+Nothing here decides anything: each helper maps options to a call or a format.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar
+
+import click
+
+from .. import exitcodes
+from ..probes import DEFAULT_TIMEOUT  # probes/__init__ imports no probe: cheap
+
+if TYPE_CHECKING:
+    from ..core import Report
+    from ..facts import Facts
+    from ..tables import Tables
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# What `--manager` renders for (check's install fix, install's plan).
+MANAGERS = ["pip", "uv", "conda", "requirements", "uv-project", "poetry"]
+
+
+def load_tables(ctx: click.Context) -> Tables:
+    """The compatibility tables (``--tables DIR`` of the group, else the built-in ones);
+    unreadable tables end the command with exit 3."""
+    from ..tables import TableError
+    from ..tables import load_tables as load
+
+    try:
+        return load((ctx.obj or {}).get("tables_dir"))
+    except TableError as exc:
+        click.echo(f"envcheck: cannot use the compatibility tables: {exc}", err=True)
+        ctx.exit(exitcodes.INTERNAL)
+
+
+class Target(TypedDict):
+    """The probe's arguments for the interpreter meant, and why it was chosen."""
+
+    python: Optional[str]
+    chosen_because: Optional[str]
+
+
+def target(python: Optional[str]) -> Target:
+    """The interpreter the user means (--python, the activated environment, the project's
+    .venv, else envcheck's own; see envcheck.target) as probe arguments."""
+    from .._cwd import current
+    from ..target import choose
+
+    chosen = choose(python, os.environ, current())
+    return {"python": chosen.python, "chosen_because": chosen.reason}
+
+
+def probe_facts(python: Optional[str] = None, **kwargs: Any) -> Facts:
+    """The probe of the interpreter the user means; a bad override or interpreter is a usage
+    error."""
+    from ..probes import InterpreterError, OverrideError
+    from ..probes import probe as run_probe
+
+    try:
+        return run_probe(**target(python), **kwargs)
+    except (OverrideError, InterpreterError) as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def deep_options(fn: F) -> F:
+    """--deep/--no-deep, --timeout, --python and --show-ids: how the machine is probed."""
+    fn = click.option(
+        "--show-ids",
+        is_flag=True,
+        help="Keep GPU UUIDs and the host name (redacted by default, so reports can be shared).",
+    )(fn)
+    fn = click.option(
+        "--python",
+        "python",
+        metavar="PATH",
+        help="Describe the environment of another interpreter (e.g. a project's .venv/bin/python).",
+    )(fn)
+    fn = click.option(
+        "--timeout",
+        type=click.FloatRange(min=0.1),
+        default=DEFAULT_TIMEOUT,
+        show_default=True,
+        help="Seconds the deep probe may take before it is killed.",
+    )(fn)
+    fn = click.option(
+        "--deep/--no-deep",
+        default=True,
+        show_default=True,
+        help="Also import torch in a child process to see what it really loads.",
+    )(fn)
+    return fn
+
+
+def format_option(fn: F) -> F:
+    """--format (the registry of envcheck.report.formats) and --json (--format json)."""
+    from ..report.formats import FORMATS
+
+    fn = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(FORMATS)),
+        default=None,
+        help="What stdout carries: "
+        + "; ".join(f"{f.name} {f.description}" for f in FORMATS.values())
+        + ".",
+    )(fn)
+    return click.option(
+        "--json", "as_json", is_flag=True, help="Print the report as JSON (same as --format json)."
+    )(fn)
+
+
+def output_path(path: Optional[str], what: str) -> Optional[str]:
+    """Check an output file before any work is done (envcheck._outfile.check_target decides),
+    so a typo, a folder, a link or a FIFO costs nothing: a usage error (exit 2)."""
+    if not path:
+        return path
+    from .._outfile import OutputPathError, check_target
+
+    try:
+        check_target(path)
+    except OutputPathError as exc:
+        raise click.BadParameter(str(exc), param_hint=what) from None
+    return path
+
+
+def output_option(flag: str, help: str) -> Callable[[F], F]:
+    """An output FILE option, checked (``output_path``) before any work is done."""
+    return click.option(
+        flag,
+        flag.lstrip("-"),
+        metavar="FILE",
+        callback=lambda ctx, param, value: output_path(value, flag),
+        help=help,
+    )
+
+
+def emit(report: Report, fmt: str, junit: Optional[str]) -> bool:
+    """Exactly one format on stdout; the JUnit file, GitHub annotations (stderr) and step
+    summary beside it. A format renders the Report; it decides nothing. The runner shows
+    stdout and stderr in one log: when stdout already carries the annotations (--format
+    github), they are not repeated on stderr, so each is shown once."""
+    from ..report import ci
+    from ..report.formats import render
+    from ..report.style import use_color
+
+    color = fmt == "text" and use_color(sys.stdout)
+    click.echo(render(report, fmt, color=color), nl=False, color=color)
+    written = True
+    if junit:
+        written = write_output(junit, render(report, "junit"), "--junit")
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        if fmt != "github":
+            click.echo(render(report, "github"), nl=False, err=True)
+        try:
+            ci.write_step_summary(render(report, "markdown"))
+        except OSError as exc:
+            click.echo(
+                f"envcheck: cannot write GITHUB_STEP_SUMMARY: {exc.strerror or exc}", err=True
+            )
+    return written
+
+
+def write_output(path: str, text: str, what: str) -> bool:
+    """Write an output file the user asked for; False (and a line on stderr) if it failed."""
+    from .._outfile import write_text
+
+    try:
+        write_text(path, text)
+    except OSError as exc:
+        click.echo(f"envcheck: cannot write {what} {path}: {exc.strerror or exc}", err=True)
+        return False
+    return True
+
+
+def run_core(ctx: click.Context, **kwargs: Any) -> Report:
+    """envcheck.check() with its errors mapped to exit codes: usage 2, tables 3."""
+    from .._toml import ConfigError
+    from ..core import check as run_check
+    from ..probes import InterpreterError, OverrideError
+    from ..tables import TableError
+
+    try:
+        return run_check(tables=load_tables(ctx), **kwargs)
+    except (ConfigError, OverrideError, InterpreterError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except TableError as exc:  # pragma: no cover - load_tables reports these first
+        click.echo(f"envcheck: cannot use the compatibility tables: {exc}", err=True)
+        ctx.exit(exitcodes.INTERNAL)
+
+
+def show_waits() -> Callable[..., None]:
+    """A progress callback (run_suite's) that shows what runs, and for how long, on a
+    terminal's stderr; nothing elsewhere."""
+    from ..report import progress as waits
+
+    show = waits.on_terminal()
+
+    def progress(kind: str, label: str, elapsed: float, result: object) -> None:
+        if kind == "tick" and show:
+            waits.show(f"running {label}", elapsed)
+        elif kind == "done" and show:
+            waits.clear()
+
+    return progress
