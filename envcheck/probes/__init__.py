@@ -17,14 +17,15 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, TypeVar
 
 from .._version import __version__
+from .timeouts import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from ..facts import Facts, TorchRuntimeFacts
     from .torch_deep import DeepProbe
 
 # The probe modules are imported when probe() runs, not with this package: the
-# healthcheck imports probes.nvidia alone and must not pay for the others.
-DEFAULT_TIMEOUT = 60.0
+# healthcheck imports probes.nvidia alone and must not pay for the others (timeouts
+# holds one number).
 
 __all__ = ["InterpreterError", "OverrideError", "probe"]
 

@@ -27,7 +27,7 @@ from ..facts import (
     field_type,
 )
 from ..values import GpuArch, parse_gpu_arch
-from . import DEFAULT_TIMEOUT
+from .timeouts import DEFAULT_TIMEOUT
 
 _STAGE_TEXT = {
     "start": "before Python started",
