@@ -59,3 +59,15 @@ def test_a_wish_holds_its_manager_as_a_value() -> None:
     assert wish.cli_args == ["--manager", "uv-project"]
     assert Wish(variant="cu126").may_be_cuda and not Wish(variant="cpu").may_be_cuda
     assert Wish().may_be_cuda
+
+
+def test_the_cli_offers_the_registry_s_managers() -> None:
+    import click
+
+    from envcheck.cli import cli
+
+    for name in ("check", "install"):
+        command = cli.commands[name]
+        option = next(p for p in command.params if p.name == "manager")
+        assert isinstance(option.type, click.Choice)
+        assert tuple(option.type.choices) == tuple(str(m) for m in REGISTRY), name

@@ -90,3 +90,10 @@ def test_a_package_within_the_limits_passes(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout
     for title in ("import circles", "upward imports", "modules over 500 lines"):
         assert _figure(done.stdout, title) == 0
+
+
+def test_envcheck_keeps_to_the_limits() -> None:
+    """The package itself: no circle, no upward import, no long module or function (CI runs
+    the script with its mypy --strict figure too)."""
+    done = _structure()
+    assert done.returncode == 0, done.stdout

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar
 import click
 
 from .. import exitcodes
+from ..install.manager import Manager
 from ..probes import DEFAULT_TIMEOUT  # probes/__init__ imports no probe: cheap
 
 if TYPE_CHECKING:
@@ -23,8 +24,9 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# What `--manager` renders for (check's install fix, install's plan).
-MANAGERS = ["pip", "uv", "conda", "requirements", "uv-project", "poetry"]
+# What `--manager` renders for (check's install fix, install's plan): the vocabulary of the
+# renderers' registry (install/managers/ has one renderer for each Manager).
+MANAGERS = [str(manager) for manager in Manager]
 
 
 def load_tables(ctx: click.Context) -> Tables:
