@@ -49,6 +49,6 @@ def describe(
         return f"CUDA build ({kind})"
     if kind.is_rocm:
         return f"ROCm build (HIP {hip})" if hip else f"ROCm build ({kind})"
-    if kind.kind == "xpu":
+    if kind.is_xpu:
         return "Intel XPU build"
     return "CPU-only build"

@@ -135,7 +135,7 @@ def full_support_floor(
     if toolkit is None:
         return FullFloor(None, None, f"CUDA {cuda} is not in the tables")
     windows = os_name == "Windows"
-    variant = f"cu{cuda.major}{cuda.minor}"
+    variant = Variant.for_cuda(cuda)
     bundled = tables.bundled_update(torch, variant, platform or "") if platform else None
     driver: Optional[Version]
     if bundled is not None:
@@ -409,7 +409,7 @@ def torch_label(facts: Facts, tables: Optional[Tables]) -> Optional[TorchLabel]:
             f"whether PyPI's torch {fv.public}{where} is the {fv.local} build (its metadata "
             "would then carry no label) is not known to the tables",
         )
-    if Variant.parse(default) == labelled:
+    if default == labelled:
         return TorchLabel(
             True,
             f"PyPI's torch {fv.public} for {platform} is the {default} build, and its metadata "
@@ -486,7 +486,7 @@ def build_arch_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], 
     if release is None:
         return None, f"torch {version} is not in the tables"
     windows = facts.system.family is OsFamily.WINDOWS  # Windows builds have their own lists
-    arches = release.arch_list(str(variant), facts.system.machine.lower(), windows)
+    arches = release.arch_list(variant, facts.system.machine.lower(), windows)
     if arches is None:
         where = " on Windows" if windows else ""
         return None, f"the tables do not list the architectures of {release.minor} {variant}{where}"

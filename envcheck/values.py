@@ -164,6 +164,10 @@ class Variant:
     def is_cpu(self) -> bool:
         return self.kind == "cpu"
 
+    @property
+    def is_xpu(self) -> bool:
+        return self.kind == "xpu"
+
     def __str__(self) -> str:
         if self.kind == "cuda" and self.version is not None:
             return f"cu{self.version.major}{self.version.minor}"

@@ -24,6 +24,7 @@ from packaging.version import Version
 
 from envcheck.compat import full_support_floor
 from envcheck.tables import load_tables
+from envcheck.values import Variant
 from tests.runner import envcheck
 from tools.add_driver_facts import CUDART, REF_RELEASES, wheel_pins
 
@@ -126,14 +127,16 @@ PINS = [
 
 
 def _cuda(variant: str) -> Version:
-    return Version(f"{variant[2:-1]}.{variant[-1]}")
+    cuda = Variant.parse(variant).cuda
+    assert cuda is not None
+    return cuda
 
 
 @pytest.mark.parametrize(("torch", "variant", "platform", "pin", "cudart", "update", "floor"), PINS)
 def test_the_record_agrees_with_the_wheel_pin_it_cites(
     torch, variant, platform, pin, cudart, update, floor
 ) -> None:
-    record = SHIPPED.bundled_update(Version(torch), variant, platform)
+    record = SHIPPED.bundled_update(Version(torch), Variant.parse(variant), platform)
     assert record is not None, f"torch {torch} {variant} on {platform} has no record"
     assert (record.cuda_runtime, str(record.update)) == (cudart, update)
     assert f"pins {pin}" in record.provenance.sources[0]
@@ -167,7 +170,7 @@ def test_every_record_names_a_release_whose_manifest_ships_its_runtime() -> None
     ],
 )
 def test_a_build_nobody_read_stays_unknown_and_says_so(torch, variant, platform) -> None:
-    assert SHIPPED.bundled_update(Version(torch), variant, platform) is None
+    assert SHIPPED.bundled_update(Version(torch), Variant.parse(variant), platform) is None
     os_name = "Windows" if platform.startswith("windows") else "Linux"
     need = full_support_floor(SHIPPED, _cuda(variant), os_name, Version(torch), platform)
     assert need.basis.endswith("the update this build bundles is not known and may need more")

@@ -13,6 +13,7 @@ from packaging.version import Version
 
 from envcheck.compat import cuda_of_variant
 from envcheck.tables import load_tables
+from envcheck.values import Variant
 
 ROOT = Path(__file__).parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
@@ -48,7 +49,7 @@ def test_the_pinned_torch_exists_in_that_variant_for_the_images_python() -> None
     version = Version(args()["TORCH_VERSION"])
     release = tables.release(version)
     assert release is not None and version in release.versions
-    assert args()["TORCH_VARIANT"] in release.cuda_variants
+    assert Variant.parse(args()["TORCH_VARIANT"]) in release.cuda_variants
     ubuntu = re.search(r"ubuntu(\d+\.\d+)", parsed().baseimage).group(1)
     python = {"22.04": "3.10", "24.04": "3.12"}[ubuntu]  # the python3 of each Ubuntu release
     assert release.supports_python(Version(python))

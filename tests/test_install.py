@@ -11,7 +11,7 @@ import pytest
 from envcheck.compat import platform_key
 from envcheck.facts import Facts, GpuFacts, PythonFacts
 from envcheck.install import MANAGERS, Wish, render, resolve
-from envcheck.values import ComputeCapability
+from envcheck.values import ComputeCapability, Variant
 from tests.fixtures import TABLES
 from tests.runner import envcheck
 
@@ -515,7 +515,8 @@ def test_check_ends_with_the_install_advice() -> None:
 
 def test_uv_falls_back_to_the_index_for_backends_uv_does_not_know() -> None:
     """cu132 is not among uv's --torch-backend values (installers table): use the index."""
-    assert "cu132" not in TABLES.uv_torch_backends and "cu130" in TABLES.uv_torch_backends
+    backends = TABLES.uv_torch_backends
+    assert Variant.parse("cu132") not in backends and Variant.parse("cu130") in backends
     plan = elsewhere("2.15.0", "cu132", "linux-x86_64", python="3.12")
     assert render(plan, "uv", TABLES.uv_torch_backends) == (
         "uv pip install torch==2.15.0 torchvision==0.29.2 torchaudio==2.11.1 --index-url https://download.pytorch.org/whl/cu132"

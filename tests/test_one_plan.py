@@ -18,7 +18,7 @@ from packaging.specifiers import SpecifierSet
 from envcheck.core import Report
 from envcheck.facts import Facts, GpuFacts
 from envcheck.requirements import Requirements
-from envcheck.values import ComputeCapability, Variant
+from envcheck.values import ComputeCapability
 from tests.fixtures import profile, profile_names, report_of
 
 # The sentences a fix uses to name a torch build to install, and a toolkit to install.
@@ -57,7 +57,8 @@ def torch_left(report: Report) -> Optional[str]:
     """The CUDA (X.Y) of the torch this report leaves: the one its command installs, else
     the installed one."""
     if report.install is not None and report.install.command:
-        cuda = Variant.parse(report.install.plan.variant or "cpu").cuda
+        variant = report.install.plan.variant
+        cuda = variant.cuda if variant is not None else None
         return f"{cuda.major}.{cuda.minor}" if cuda else None
     return report.facts.torch.cuda if report.facts.torch.installed else None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from packaging.version import Version
 
 from envcheck.install import (
     MANAGERS,
@@ -71,3 +72,21 @@ def test_the_cli_offers_the_registry_s_managers() -> None:
         option = next(p for p in command.params if p.name == "manager")
         assert isinstance(option.type, click.Choice)
         assert tuple(option.type.choices) == tuple(str(m) for m in REGISTRY), name
+
+
+def test_the_variant_travels_as_a_value_and_prints_as_its_name() -> None:
+    """Parsed once where the tables are read, carried as a Variant to the plan, and
+    rendered with str(): the JSON and the command name it as before (cu126)."""
+    from envcheck.values import Variant
+
+    release = TABLES.release(Version("2.11.0"))
+    assert release is not None
+    held = [*(release.cuda_variants or ()), *(release.rocm_variants or ())]
+    held += [*release.default_variant.values(), *release.arch_lists, *release.bundled]
+    assert held and all(isinstance(v, Variant) for v in held)
+    assert all(isinstance(b.variant, Variant) for b in TABLES.bundled_cuda)
+    assert all(isinstance(v, Variant) for v in TABLES.uv_torch_backends.variants)
+    plan = resolve(profile("h100-server"), TABLES, Wish(torch="2.11", variant="cu126"))
+    assert isinstance(plan, Planned) and isinstance(plan.variant, Variant)
+    assert plan.to_dict()["variant"] == str(plan.variant) == "cu126"
+    assert render(plan, "pip").endswith("https://download.pytorch.org/whl/cu126")

@@ -13,6 +13,7 @@ from envcheck.facts import Facts, PythonFacts
 from envcheck.install import Wish, resolve
 from envcheck.tables import load_tables
 from envcheck.tables.load import TableError
+from envcheck.values import Variant
 from tests.fixtures import FIXTURE_TABLES_DIR, TABLES
 
 
@@ -77,11 +78,11 @@ def test_windows_on_arm64_is_cpu_only_from_2_8() -> None:
 def test_windows_arch_lists_are_windows_own() -> None:
     release = TABLES.release(Version("2.14.1"))
     assert release is not None
-    assert "sm_61" in (release.arch_list("cu126", windows=True) or ())
-    assert "sm_61" not in (release.arch_list("cu126") or ())
+    assert "sm_61" in (release.arch_list(Variant.parse("cu126"), windows=True) or ())
+    assert "sm_61" not in (release.arch_list(Variant.parse("cu126")) or ())
     newest = TABLES.release(Version("2.15.0"))
-    assert newest is not None and newest.arch_list("cu132") is not None
-    assert newest.arch_list("cu132", windows=True) is None  # never the Linux list
+    assert newest is not None and newest.arch_list(Variant.parse("cu132")) is not None
+    assert newest.arch_list(Variant.parse("cu132"), windows=True) is None  # never the Linux list
 
 
 def _tables_with(tmp_path, change):

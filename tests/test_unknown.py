@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from envcheck.facts import Facts, GpuFacts, TorchFacts
 from envcheck.install import Wish, resolve
-from envcheck.values import ComputeCapability, Severity
+from envcheck.values import ComputeCapability, Severity, Variant
 from tests.fixtures import TABLES, finding, profile, report_of
 
 RTX5090 = GpuFacts(
@@ -41,7 +41,7 @@ def _box(gpu: GpuFacts, torch: str = "", cuda: str = "") -> Facts:
 
 def test_the_fixture_tables_lack_the_lists_these_tests_need() -> None:
     release = next(r for r in TABLES.releases if r.minor == "2.5")
-    assert release.arch_list("cu124", "x86_64") is None
+    assert release.arch_list(Variant.parse("cu124"), "x86_64") is None
 
 
 def test_a_missing_arch_list_is_not_coverage() -> None:

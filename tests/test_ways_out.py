@@ -42,9 +42,9 @@ def test_the_driver_upgrade_is_the_lowest_floor_among_builds_with_kernels() -> N
     assert upgrade is not None
     variant, floor = upgrade
     floors = {
-        name: TABLES.minor_compat_floor(Version(f"{name[2:-1]}.{name[-1]}"), "Linux")
+        name: TABLES.minor_compat_floor(name.cuda, "Linux")
         for name in release.cuda_variants or ()
-        if release.arch_list(name) is not None
+        if release.arch_list(name) is not None and name.cuda is not None
     }
     assert Version(floor) == min(f for f in floors.values() if f is not None)
     assert str(variant).startswith("cu12"), variant  # not the CUDA 13 build's R580 floor

@@ -15,7 +15,6 @@ from ..compat import torch_variant as torch_variant
 from ..compat import torch_version as torch_version
 from ..facts import Facts
 from ..tables import Tables
-from ..values import Variant
 
 if TYPE_CHECKING:
     from ..install import InstallPlan
@@ -50,14 +49,14 @@ def replaces_torch(facts: Facts, planned: Planned) -> bool:
     """Whether following the report leaves another torch here than the installed one (another
     version or another build): then what must match torch (a toolkit) must match the plan's."""
     plan = planned.plan
-    if not planned.installs or not plan.ok or not plan.torch or not plan.variant:
+    if not planned.installs or not plan.ok or not plan.torch or plan.variant is None:
         return False
     version = torch_version(facts)
     if not facts.torch.installed or version is None:
         return True
-    return Version(plan.torch) != Version(version.base_version) or torch_variant(
-        facts
-    ) != Variant.parse(plan.variant)
+    return (
+        Version(plan.torch) != Version(version.base_version) or torch_variant(facts) != plan.variant
+    )
 
 
 def driver_text(facts: Facts) -> str:
@@ -129,7 +128,7 @@ def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -
         if release and platform and has_nvidia_gpu(facts)
         else None
     )
-    if upgrade is not None and plan.variant != str(upgrade[0]):
+    if upgrade is not None and plan.variant != upgrade[0]:
         text += (
             f" Or keep torch {base}: upgrade the driver to {upgrade[1]} or "
             f"newer for its {upgrade[0]} build."

@@ -18,7 +18,7 @@ from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
 from ..tables import Tables
-from ..values import ComputeCapability
+from ..values import ComputeCapability, Variant
 from ._util import has_amd_gpu, torch_variant, torch_version, what_fits
 from .jetson import JETPACK_WHEELS
 
@@ -135,7 +135,7 @@ def rocm_gfx_list(facts: Facts, tables: Tables) -> Tuple[Optional[List[str]], st
     release = tables.release(version) if version is not None else None
     if variant is None or release is None:
         return None, f"torch {facts.torch.version} is not in the tables"
-    targets = release.gfx_list(str(variant))
+    targets = release.gfx_list(variant)
     if targets is None:
         return None, f"the tables do not list the gfx targets of {release.minor} {variant}"
     return list(targets), f"compat table for torch {release.minor} {variant}"
@@ -180,7 +180,7 @@ def _newest_release(facts: Facts, tables: Tables, caps: Gpus) -> List[Finding]:
     return findings
 
 
-def _last_release_for(tables: Tables, cc: ComputeCapability) -> Optional[Tuple[Version, str]]:
+def _last_release_for(tables: Tables, cc: ComputeCapability) -> Optional[Tuple[Version, Variant]]:
     for release in reversed(tables.releases):
         for variant, arches in sorted(release.arch_lists.items(), reverse=True):
             if arch_coverage(tables, arches, cc).level is CoverageLevel.NATIVE:

@@ -169,7 +169,7 @@ def _triton(facts: Facts, release: Optional[Release], variant: Optional[Variant]
     if pinned is None:
         if release is None or variant is None:
             return []
-        pinned = release.bundled.get(str(variant), {}).get("triton")
+        pinned = release.bundled.get(variant, {}).get("triton")
         where = f"torch {release.minor} {variant} pins triton {pinned}"
     names = (project,) if project else ("triton", "pytorch-triton")
     triton = next((p for p in facts.torch.companions if p.name in names), None)

@@ -15,7 +15,6 @@ from ..probes import DEFAULT_TIMEOUT
 from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
-from ..values import Variant
 from ._util import (
     Planned,
     gpu_list,
@@ -212,7 +211,7 @@ def _nvcc(facts: Facts, tables: Tables, planned: Planned) -> List[Finding]:
     replaced = replaces_torch(facts, planned)
     if replaced:
         assert plan.variant is not None
-        cuda = Variant.parse(plan.variant).cuda
+        cuda = plan.variant.cuda
         if cuda is None:  # the plan installs a CPU (or ROCm) build: no CUDA to match
             return []
         whose = f"; the torch this report installs ({plan.torch}+{plan.variant}) is built with"

@@ -81,7 +81,7 @@ def installed_mismatches(plan: InstallPlan, facts: Facts) -> List[str]:
         if not same:
             wrong.append(f"{p.name}: planned {p.version}, installed {got or 'nothing'}")
     built = torch_variant(facts)
-    if facts.torch.installed and built is not None and str(built) != plan.variant:
+    if facts.torch.installed and built is not None and built != plan.variant:
         wrong.append(
             f"torch build: planned {plan.variant}, installed {facts.torch.version} ({built})"
         )

@@ -22,7 +22,7 @@ def ptx_notes(
 ) -> None:
     """A GPU whose kernels come only from PTX: it runs, after a slow first start."""
     windows = bool(plan.platform) and Platform.parse(plan.platform or "").is_windows
-    arches = release.arch_list(str(variant), facts.system.machine.lower(), windows)
+    arches = release.arch_list(variant, facts.system.machine.lower(), windows)
     if not arches:
         return
     for name, cc in sorted(set(gpu_capabilities(facts))):
@@ -83,9 +83,9 @@ def _lost_kernels(
     """Each GPU the installed build has kernels for and the planned one has not."""
     machine = facts.system.machine.lower()
     windows = platform is not None and platform.is_windows
+    old_list = old.arch_list(old_variant, machine, windows) if old_variant else None
+    new_list = release.arch_list(variant, machine, windows)
     for name, cc in sorted(set(gpu_capabilities(facts))):
-        old_list = old.arch_list(str(old_variant or ""), machine, windows)
-        new_list = release.arch_list(str(variant), machine, windows)
         if (
             old_list
             and new_list

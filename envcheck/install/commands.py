@@ -12,10 +12,11 @@ works for them today.)
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List
 
 from packaging.version import Version
 
+from ..tables.uv_backends import NO_UV_BACKENDS, UvBackends
 from ..values import Platform
 from .plan import InstallPlan, Package, Planned
 
@@ -45,7 +46,7 @@ def pins(plan: Planned) -> List[str]:
     out = []
     for p in plan.packages:
         if p.local is None and label and p.name in ("torch", "torchvision"):
-            p = Package(p.name, p.version, plan.variant)
+            p = Package(p.name, p.version, str(plan.variant))
         out.append(p.pin)
     return out
 
@@ -65,7 +66,7 @@ def pip_args(plan: Planned) -> List[str]:
     return pins(plan) + index_args(plan)
 
 
-def uv_args(plan: Planned, uv_backends: Sequence[str] = ()) -> List[str]:
+def uv_args(plan: Planned, uv_backends: UvBackends = NO_UV_BACKENDS) -> List[str]:
     """`uv pip install` arguments: ``--torch-backend`` where uv knows the variant
     (it then picks the index for every torch-family package), else the index URL."""
     if plan.variant in uv_backends and not legacy(plan) and not macos(plan):

@@ -40,7 +40,7 @@ def add_companions(
         if name not in COMPANIONS:
             plan.notes.append(f"{name}: not a torch companion envcheck pins; install it separately")
             continue
-        pin = release.companion(name, version, str(variant) if variant else None)
+        pin = release.companion(name, version, variant)
         usual = release.companion(name, version)
         if pin:
             plan.packages.append(Package(name, pin))
@@ -88,7 +88,7 @@ def _compatible_companion(tables: Tables, name: str, wanted: SpecifierSet) -> Op
 
 def add_triton(plan: Draft, facts: Facts, release: Release, variant: Variant) -> None:
     """An installed triton that is not the one this torch build pins comes along, pinned."""
-    pinned = release.bundled.get(str(variant), {}).get("triton")
+    pinned = release.bundled.get(variant, {}).get("triton")
     have = next((p for p in facts.torch.companions if p.name in ("triton", "pytorch-triton")), None)
     exact = parse_version(pinned.lstrip("=")) if pinned and pinned[0] in "=0123456789" else None
     if have is None or exact is None or parse_version(have.version) == exact:
@@ -110,12 +110,12 @@ def pin_local_labels(plan: Draft, facts: Facts, platform: Platform) -> None:
     build: pip and uv count ``torch==2.13.0`` as met by ``2.13.0+cpu`` and change nothing.
     PyTorch's own index publishes every such build under its label (macOS has one build).
     A plan for another Python or platform installs beside no installed copy."""
-    if platform.is_macos or not plan.variant or not for_installed(plan, facts):
+    variant = plan.variant
+    if platform.is_macos or variant is None or not for_installed(plan, facts):
         return
     installed: Dict[str, str] = {p.name: p.version for p in facts.torch.companions}
     if facts.torch.installed and facts.torch.version:
         installed["torch"] = facts.torch.version
-    variant = Variant.parse(plan.variant)
     for i, package in enumerate(plan.packages):
         have = parse_version(installed.get(package.name))
         if have is None or Version(have.public) != Version(package.version):

@@ -89,7 +89,7 @@ def conda_offered(
             f"the {channel.name} conda channel has no torch {version} for {platform}",
             Blocker.NO_WHEEL,
         )
-    return [Variant.parse(b.variant) for b in builds], ""
+    return [b.variant for b in builds], ""
 
 
 def conda_plan(
@@ -120,7 +120,7 @@ def conda_plan(
         return
     record = channel.release(version)
     builds = record.builds_for(str(platform)) if record is not None else None
-    build = next((b for b in builds or () if b.variant == str(variant)), None)
+    build = next((b for b in builds or () if b.variant == variant), None)
     if record is None or build is None:  # pick_variant refused these
         raise AssertionError(f"no conda build of {version} {variant} for {platform}")
     plan.conda = CondaCommand(tuple(build.channels), build.package)

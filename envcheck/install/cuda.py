@@ -66,7 +66,7 @@ def best_cuda_variant(
     platform: Platform,
     prefer: Optional[Variant] = None,
     version: Optional[Version] = None,
-    names: Optional[Sequence[str]] = None,
+    names: Optional[Sequence[Variant]] = None,
 ) -> Tuple[Optional[Variant], List[str]]:
     """The CUDA variant of ``release`` this driver runs with kernels for every GPU: ``prefer``
     (the installed one) when it fits, else the newest CUDA that does. (variant, why others not).
@@ -76,7 +76,7 @@ def best_cuda_variant(
     this_build = _is_this_build(facts, version) and prefer is not None
     if names is None:  # the wheels' variants (per platform); conda passes its channel's
         names = cuda_names(release, platform)
-    variants = sorted((Variant.parse(n) for n in names or ()), reverse=True)
+    variants = sorted(names or (), reverse=True)
     if prefer is not None and prefer in variants:
         variants.remove(prefer)
         variants.insert(0, prefer)
@@ -88,7 +88,7 @@ def best_cuda_variant(
             reasons.append(Why(f"{variant}: {verdict.basis}", Blocker.DRIVER))
             continue
         arches: Optional[Sequence[str]] = release.arch_list(
-            str(variant), platform.machine, platform.is_windows
+            variant, platform.machine, platform.is_windows
         )
         if this_build and variant == prefer:
             arches = build_arch_list(facts, tables)[0] or arches
@@ -119,7 +119,7 @@ def kernels(
     if not caps or not variant.is_cuda:
         return []
     arches: Optional[Sequence[str]] = release.arch_list(
-        str(variant), platform.machine, platform.is_windows
+        variant, platform.machine, platform.is_windows
     )
     if _is_this_build(facts, version) and torch_variant(facts) == variant:
         arches = build_arch_list(facts, tables)[0] or arches
@@ -219,8 +219,8 @@ def releases_with_kernels(
             continue
         if python is not None and not release.supports_python(python, str(platform)):
             continue
-        for name in cuda_names(release, platform) or ():
-            arches = release.arch_list(name, platform.machine, platform.is_windows)
+        for variant in cuda_names(release, platform) or ():
+            arches = release.arch_list(variant, platform.machine, platform.is_windows)
             if arches is not None and all(
                 arch_coverage(tables, arches, cc).level != "none" for _, cc in caps
             ):
@@ -251,10 +251,10 @@ def driver_upgrade(
     variant the user asked for, the one build to judge."""
     names = offered = cuda_names(release, platform)
     if only is not None:  # only a build published there (none on macOS): no driver makes one
-        names = (str(only),) if offered is None or str(only) in offered else ()
+        names = (only,) if offered is None or only in offered else ()
     best: Optional[Tuple[Variant, Version]] = None
-    for variant in sorted((Variant.parse(n) for n in names or ()), reverse=True):
-        arches = release.arch_list(str(variant), platform.machine, platform.is_windows)
+    for variant in sorted(names or (), reverse=True):
+        arches = release.arch_list(variant, platform.machine, platform.is_windows)
         if arches is None or _missing(facts, tables, arches):
             continue
         floor = tables.minor_compat_floor(cuda_of(variant), facts.system.os)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
+from ..values import Variant
 from .plan import CondaCommand, NoPlan, Package, Planned
 from .reasons import Blocker
 from .wish import Wish
@@ -18,7 +19,7 @@ class Draft:
     python: Optional[str]
     wish: Wish
     torch: Optional[str] = None
-    variant: Optional[str] = None
+    variant: Optional[Variant] = None
     default_index: bool = False
     packages: List[Package] = field(default_factory=list)
     reasons: List[str] = field(default_factory=list)

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..compat import INDEX_URL
-from ..values import Platform
+from ..values import Platform, Variant
 from .reasons import Blocker
 from .wish import Wish
 from .wish import parse_python as parse_python  # cli.py imports it from here
@@ -112,7 +112,7 @@ class Planned(_Common):
     """A build that fits: torch, its variant and companions, with the reasons."""
 
     torch: str = ""
-    variant: str = ""
+    variant: Variant = field(default_factory=lambda: Variant("cpu"))  # always given by Draft
     packages: Tuple[Package, ...] = ()
     reasons: Tuple[str, ...] = ()  # why this choice, one or two lines
     changes: Tuple[str, ...] = ()  # what changes against the installed torch
@@ -156,13 +156,13 @@ class Planned(_Common):
     def index_url(self) -> Optional[str]:
         if self.default_index:
             return None
-        return (self.index_base or INDEX_URL) + self.variant
+        return (self.index_base or INDEX_URL) + str(self.variant)
 
     def to_dict(self) -> Dict[str, Any]:
         out = self._record(
             ok=True,
             torch=self.torch,
-            variant=self.variant,
+            variant=str(self.variant),
             default_index=self.default_index,
             packages=list(self.packages),
             reasons=list(self.reasons),
@@ -197,7 +197,7 @@ class NoPlan(_Common):
         return None
 
     @property
-    def variant(self) -> Optional[str]:
+    def variant(self) -> Optional[Variant]:
         return None
 
     @property

@@ -57,7 +57,7 @@ def nearest_first(releases: List[Release], near: Version) -> List[Release]:
     return [r for _, r in sorted(enumerate(order), key=distance)]
 
 
-def cuda_names(release: Release, platform: Platform) -> Optional[Tuple[str, ...]]:
+def cuda_names(release: Release, platform: Platform) -> Optional[Tuple[Variant, ...]]:
     """The CUDA builds of a release on a platform (None: not known). Windows has its own
     list where the tables hold it, else the Linux one stands in (said: platform_unknowns)."""
     if platform.is_macos or str(platform) == "windows-arm64":
@@ -81,7 +81,7 @@ def known_variants(tables: Tables) -> Set[Variant]:
         v for r in tables.releases for p in r.platforms for v in variants_of(r, Platform.parse(p))
     }
     if tables.conda is not None:
-        known |= {Variant.parse(b.variant) for c in tables.conda.releases for b in c.builds}
+        known |= {b.variant for c in tables.conda.releases for b in c.builds}
     return known
 
 
@@ -90,12 +90,12 @@ def variants_of(release: Release, platform: Platform) -> List[Variant]:
     Linux x86_64 only; Windows on ARM64 and macOS have CPU builds only."""
     if platform.is_macos:
         return [Variant("cpu")]
-    names = ["cpu", *list(cuda_names(release, platform) or [])]
+    found = [Variant("cpu"), *(cuda_names(release, platform) or ())]
     if str(platform) == "linux-x86_64":
-        names += list(release.rocm_variants or [])
+        found += release.rocm_variants or ()
     if _xpu(release, platform):
-        names.append("xpu")
-    return [Variant.parse(n) for n in names]
+        found.append(Variant("xpu"))
+    return found
 
 
 def platform_unknowns(
@@ -116,7 +116,7 @@ def platform_unknowns(
             f"a {variant} build of torch {release.minor} for Windows: the tables do not list "
             "the Windows CUDA builds of this release"
         )
-    if key == "windows-x86_64" and str(variant) == "xpu" and release.windows_xpu is None:
+    if key == "windows-x86_64" and variant.is_xpu and release.windows_xpu is None:
         out.append(f"an XPU build of torch {release.minor} for Windows: not known to the tables")
     return out
 

@@ -3,8 +3,9 @@ that turns a ``Planned`` into text or argument lists, through the registry (mana
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import List, Optional
 
+from ..tables.uv_backends import NO_UV_BACKENDS, UvBackends
 from .commands import planned
 from .managers import NAMES, lookup
 from .managers._steps import argv, steps
@@ -14,7 +15,10 @@ MANAGERS = NAMES
 
 
 def plan_argv(
-    plan: InstallPlan, manager: str, uv_backends: Sequence[str] = (), python: Optional[str] = None
+    plan: InstallPlan,
+    manager: str,
+    uv_backends: UvBackends = NO_UV_BACKENDS,
+    python: Optional[str] = None,
 ) -> List[str]:
     """The pip or uv command as an argument list (empty for project files and conda).
 
@@ -24,7 +28,9 @@ def plan_argv(
     return argv(planned(plan), install, uv_backends, python) if install is not None else []
 
 
-def plan_steps(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> List[List[str]]:
+def plan_steps(
+    plan: InstallPlan, manager: str, uv_backends: UvBackends = NO_UV_BACKENDS
+) -> List[List[str]]:
     """The pip or uv commands to run in order, each an argument list: the install, after
     the venv an externally managed interpreter needs first. Empty for conda and files."""
     found = lookup(manager)
@@ -33,7 +39,7 @@ def plan_steps(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ())
     return steps(planned(plan), found.install, found.make_venv, uv_backends)
 
 
-def render(plan: InstallPlan, manager: str, uv_backends: Sequence[str] = ()) -> str:
+def render(plan: InstallPlan, manager: str, uv_backends: UvBackends = NO_UV_BACKENDS) -> str:
     """The command or snippet for ``manager``; ``uv_backends`` from the installers table."""
     solution = planned(plan)
     return lookup(manager).render(solution, uv_backends)

@@ -171,7 +171,7 @@ def _planned(
     """The plan for the release picked: its packages, the notes and what it changes."""
     release, version, variant, why = pick
     target = Platform.parse(plan.platform or "")
-    plan.torch, plan.variant = str(version), str(variant)
+    plan.torch, plan.variant = str(version), variant
     plan.index_base = release.pip_index.get(str(version))
     # A version served from its own index (1.8.2 LTS) is not on the default one.
     plan.default_index = plan.index_base is None and default_index(version, variant, target, tables)

@@ -33,7 +33,7 @@ def rocm_variant(facts: Facts, release: Release, version: Version, platform: Pla
         return None, Why(f"ROCm builds of {release.minor}: none", Blocker.NO_WHEEL)
     reasons: List[str] = []
     may_fit: Optional[Variant] = None
-    for variant in sorted((Variant.parse(v) for v in release.rocm_variants), reverse=True):
+    for variant in sorted(release.rocm_variants, reverse=True):
         kernels = rocm_kernels(facts, release, version, variant)
         if isinstance(kernels, str):
             reasons.append(Why(f"{variant}: {kernels}", Blocker.KERNELS))
@@ -82,7 +82,7 @@ def rocm_kernels(
     if not variant.is_rocm or not has_amd_gpu(facts):
         return []
     gfx = amd_targets(facts)
-    targets: Optional[Sequence[str]] = release.gfx_list(str(variant))
+    targets: Optional[Sequence[str]] = release.gfx_list(variant)
     targets = _installed_targets(facts, version, variant) or targets
     if not gfx:
         return [Unknown("the gfx target of the AMD GPU here: not read")]

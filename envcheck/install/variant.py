@@ -119,10 +119,8 @@ def _auto_cuda(
 ) -> Choice:
     """The CUDA build for an NVIDIA GPU: the installed one first with --keep."""
     prefer = torch_variant(facts) if wish.near else None
-    cuda_names = [str(v) for v in offered if v.is_cuda]
-    variant, reasons = best_cuda_variant(
-        facts, tables, release, platform, prefer, version, cuda_names
-    )
+    cuda = [v for v in offered if v.is_cuda]
+    variant, reasons = best_cuda_variant(facts, tables, release, platform, prefer, version, cuda)
     skipped = [f"skipped {r}" for r in reasons]
     if variant is None:
         kinds = {blocker_of(r) for r in reasons}

@@ -44,7 +44,8 @@ def no_fit(
     needed = _driver_ways_out(plan, facts, tables, target, newest)
     if gpu and needed is None and wish.may_be_cuda:
         _kernel_ways_out(plan, facts, tables, target, pyv, usable)
-    if wish.variant not in ("auto", "cpu"):
+    asked = wish.asked_variant
+    if asked is not None and not asked.is_cpu:
         plan.ways_out.append("let envcheck choose the variant (--variant auto)")
     plan.ways_out.append("use the CPU build (--variant cpu)")
     if wish.for_conda:
@@ -74,7 +75,9 @@ def _driver_ways_out(
     """A driver upgrade that makes a build of ``newest`` run (and NVIDIA forward
     compatibility where it applies); what upgrade was found (None: no driver helps)."""
     wish = plan.wish
-    asked = wish.asked_variant if wish.variant not in ("auto", "cpu") else None
+    asked = wish.asked_variant
+    if asked is not None and asked.is_cpu:
+        asked = None  # the CPU build needs no driver
     only = asked if asked is not None and asked.is_cuda else None
     # A ROCm or XPU build asked for: no NVIDIA driver makes it, so none is proposed.
     needed = driver_upgrade(facts, tables, newest, target, only) if asked is None or only else None

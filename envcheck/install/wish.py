@@ -120,11 +120,12 @@ def check_wish(
     """Raise WishError for a wish no plan can answer: a malformed value, or (with
     ``tables``) a variant that no release of any platform or manager ever had."""
     parse_torch_wish(wish.torch)
-    if wish.variant != "auto" and Variant.maybe(wish.variant) is None:
+    asked = None if wish.variant == "auto" else Variant.maybe(wish.variant)
+    if wish.variant != "auto" and asked is None:
         raise WishError(f"--variant {wish.variant!r}: use auto, cpu, cuXYZ (cu128), rocmX.Y or xpu")
-    if wish.variant != "auto" and tables is not None:
+    if asked is not None and tables is not None:
         known = known_variants(tables)
-        if Variant.parse(wish.variant) not in known:
+        if asked not in known:
             raise WishError(
                 f"--variant {wish.variant}: no torch release in the tables was built for it; "
                 f"known: {', '.join(str(v) for v in sorted(known))}"

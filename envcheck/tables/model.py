@@ -16,7 +16,7 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from ..values import ComputeCapability
+from ..values import ComputeCapability, Variant
 from .gpu_records import Family as Family
 from .gpu_records import FirstDriver as FirstDriver
 from .gpu_records import GpuModel as GpuModel
@@ -24,6 +24,8 @@ from .gpu_records import SassRule as SassRule
 from .gpu_records import lookup_gpu, normalise_gpu, sass_fallback_rule
 from .message_records import MessageCase as MessageCase
 from .message_records import MessageRule as MessageRule
+from .uv_backends import NO_UV_BACKENDS as NO_UV_BACKENDS
+from .uv_backends import UvBackends as UvBackends
 from .versions import PLATFORMS as PLATFORMS
 from .versions import DriverVersion as DriverVersion
 from .versions import Provenance as Provenance
@@ -41,33 +43,33 @@ class Release:
     python_min: Version
     python_max: Version
     platforms: FrozenSet[str]
-    cuda_variants: Optional[Tuple[str, ...]]  # None: not known
-    cuda_aarch64_variants: Optional[Tuple[str, ...]]
-    rocm_variants: Optional[Tuple[str, ...]]
+    cuda_variants: Optional[Tuple[Variant, ...]]  # None: not known
+    cuda_aarch64_variants: Optional[Tuple[Variant, ...]]
+    rocm_variants: Optional[Tuple[Variant, ...]]
     xpu: Optional[bool]
     cpu: bool
-    default_variant: Mapping[str, str]
+    default_variant: Mapping[str, Variant]  # platform -> the build the default index serves
     torchvision: Mapping[str, Optional[str]]
     torchaudio: Mapping[str, Optional[str]]
     compatible: Mapping[str, SpecifierSet]
-    arch_lists: Mapping[str, Tuple[str, ...]]
-    arch_lists_aarch64: Mapping[str, Tuple[str, ...]]
-    bundled: Mapping[str, Mapping[str, str]]
+    arch_lists: Mapping[Variant, Tuple[str, ...]]
+    arch_lists_aarch64: Mapping[Variant, Tuple[str, ...]]
+    bundled: Mapping[Variant, Mapping[str, str]]
     provenance: Provenance
     # ROCm variant -> gfx targets of its wheels (get_arch_list() on ROCm); absent: not known
-    gfx_lists: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    gfx_lists: Mapping[Variant, Tuple[str, ...]] = field(default_factory=dict)
     # Per platform, where the release's own facts do not hold for every platform. A
     # platform missing from python_by_platform has not been checked: its range is the
     # release's, not verified. windows_cuda None: the Windows CUDA builds are not known.
     python_by_platform: Mapping[str, Tuple[Version, Version]] = field(default_factory=dict)
     versions_by_platform: Mapping[str, Tuple[Version, ...]] = field(default_factory=dict)
-    windows_cuda: Optional[Tuple[str, ...]] = None
+    windows_cuda: Optional[Tuple[Variant, ...]] = None
     windows_xpu: Optional[bool] = None
-    arch_lists_windows: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    arch_lists_windows: Mapping[Variant, Tuple[str, ...]] = field(default_factory=dict)
     pip_index: Mapping[str, str] = field(default_factory=dict)  # version -> index base URL
     # variant -> companion -> torch version -> companion version (None: no build of it for
     # this torch), where a build differs from the release's pairs (1.10 on ROCm 4.0.1)
-    companions_by_variant: Mapping[str, Mapping[str, Mapping[str, Optional[str]]]] = field(
+    companions_by_variant: Mapping[Variant, Mapping[str, Mapping[str, Optional[str]]]] = field(
         default_factory=dict
     )
 
@@ -97,18 +99,21 @@ class Release:
         """The patch versions with wheels for ``platform`` (1.9.1 has no macOS arm64 wheel)."""
         return self.versions_by_platform.get(platform, self.versions)
 
-    def companion(self, name: str, torch: Version, variant: Optional[str] = None) -> Optional[str]:
+    def companion(
+        self, name: str, torch: Version, variant: Optional[Variant] = None
+    ) -> Optional[str]:
         """The torchvision/torchaudio version paired with this exact torch release (and
         build: a variant may have its own pairing)."""
         base = str(Version(torch.base_version))
-        own = self.companions_by_variant.get(variant or "", {}).get(name, {})
+        by_name = self.companions_by_variant.get(variant, {}) if variant is not None else {}
+        own = by_name.get(name, {})
         if base in own:
             return own[base]  # None: no build of it for this torch and variant
         pairs = self.torchvision if name == "torchvision" else self.torchaudio
         return pairs.get(base)
 
     def arch_list(
-        self, variant: str, machine: str = "x86_64", windows: bool = False
+        self, variant: Variant, machine: str = "x86_64", windows: bool = False
     ) -> Optional[Tuple[str, ...]]:
         """The architectures a build carries, or None where the tables do not know them.
         Windows builds have their own lists (sm_61 added, PTX of the oldest arch): a
@@ -118,7 +123,7 @@ class Release:
         lists = self.arch_lists_aarch64 if machine in ("aarch64", "arm64") else self.arch_lists
         return lists.get(variant)
 
-    def gfx_list(self, variant: str) -> Optional[Tuple[str, ...]]:
+    def gfx_list(self, variant: Variant) -> Optional[Tuple[str, ...]]:
         """The gfx targets the ``variant`` (rocm6.2) wheels carry; None when not known."""
         return self.gfx_lists.get(variant)
 
@@ -140,7 +145,7 @@ class CondaBuild:
     """One ``conda install`` line of PyTorch's pages: a build on the ``pytorch`` channel."""
 
     platforms: Tuple[str, ...]
-    variant: str  # cpu or cuXYZ
+    variant: Variant  # cpu or cuXYZ
     package: Optional[str]  # cudatoolkit=11.3, pytorch-cuda=12.1, cpuonly; None (macOS)
     channels: Tuple[str, ...]  # in the command's order: pytorch first
 
@@ -203,7 +208,7 @@ class BundledCuda:
     """The CUDA update release a torch build bundles (its CUDA runtime wheel pin)."""
 
     torch: str  # minor, 2.9
-    variant: str  # cu130
+    variant: Variant  # cu130
     platforms: FrozenSet[str]
     cuda_runtime: str  # the nvidia-cuda-runtime version pinned: 13.0.96
     update: Version  # the toolkit release of that runtime: 13.0.2
@@ -313,7 +318,8 @@ class Tables:
     sass_rules: Mapping[str, SassRule]
     gpus: Tuple[GpuModel, ...]
     sources: Mapping[str, str]
-    uv_torch_backends: Tuple[str, ...] = ()  # values `uv pip install --torch-backend` accepts
+    # the values `uv pip install --torch-backend` accepts
+    uv_torch_backends: UvBackends = NO_UV_BACKENDS
     messages: Tuple[MessageRule, ...] = ()
     first_drivers: Tuple[FirstDriver, ...] = ()  # per compute capability (cuda_driver.json)
     bundled_cuda: Tuple[BundledCuda, ...] = ()  # torch build -> CUDA update it bundles
@@ -350,7 +356,7 @@ class Tables:
         return toolkit.windows if os_name == "Windows" else toolkit.linux
 
     def bundled_update(
-        self, torch: Optional[Version], variant: str, platform: str
+        self, torch: Optional[Version], variant: Variant, platform: str
     ) -> Optional[BundledCuda]:
         """The CUDA update release torch ``torch``'s ``variant`` build bundles on ``platform``
         (linux-x86_64, ...); None when the tables do not know it."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional
 
 from packaging.version import Version
 
@@ -14,20 +14,25 @@ from .model import (
     CondaChannel,
     CondaRelease,
 )
-from .reader import MINOR, Reader, TableError
+from .reader import MINOR, Reader, TableError, variant
+from .uv_backends import AUTO, UvBackends
 
 # --------------------------------------------------------------------------- installers
 
 
-def read_installers(data: Dict[str, Any], file: str) -> Tuple[str, ...]:
+def read_installers(data: Dict[str, Any], file: str) -> UvBackends:
     r = Reader(file, {})
     raw = r.get(data, "uv_torch_backends", "document", dict)
     r.provenance(raw, "uv_torch_backends", ["values", "scope"])
     values = r.get(raw, "values", "uv_torch_backends", list)
+    parsed: List[Variant] = []
     for v in values:
-        if not isinstance(v, str) or not (v == "auto" or Variant.maybe(v) is not None):
+        backend = Variant.maybe(v) if isinstance(v, str) else None
+        if backend is None and v != AUTO:
             raise r.fail("uv_torch_backends.values", f"{v!r} is not a backend name")
-    return tuple(values)
+        if backend is not None:
+            parsed.append(backend)
+    return UvBackends(tuple(parsed), auto=AUTO in values)
 
 
 # --------------------------------------------------------------------------- conda channel
@@ -43,9 +48,10 @@ def _conda_build(r: Reader, raw: Any, where: str, covers: FrozenSet[str]) -> Con
     for p in platforms:
         if not isinstance(p, str) or p not in covers:
             raise r.fail(f"{where}.platforms", f"{p!r} is not one of the record's covers")
-    variant = r.get(raw, "variant", where, str)
-    if variant != "cpu" and not re.match(r"^cu\d{3,}$", variant):
-        raise r.fail(f"{where}.variant", f"{variant!r} is not cpu or cuXYZ")
+    text = r.get(raw, "variant", where, str)
+    if text != "cpu" and not re.match(r"^cu\d{3,}$", text):
+        raise r.fail(f"{where}.variant", f"{text!r} is not cpu or cuXYZ")
+    build = variant(r, text, f"{where}.variant")
     if "package" not in raw:
         raise r.fail(where, "missing field 'package' (null: none)")
     package = raw["package"]
@@ -55,17 +61,17 @@ def _conda_build(r: Reader, raw: Any, where: str, covers: FrozenSet[str]) -> Con
         )
     if package is not None and package != "cpuonly":
         cuda = package.split("=", 1)[1]
-        if variant != "cu" + cuda.replace(".", ""):
-            raise r.fail(f"{where}.package", f"{package!r} does not select {variant}")
-    elif variant != "cpu":
-        raise r.fail(f"{where}.variant", f"{variant!r} with package {package!r}")
+        if build.cuda != Version(cuda):
+            raise r.fail(f"{where}.package", f"{package!r} does not select {text}")
+    elif not build.is_cpu:
+        raise r.fail(f"{where}.variant", f"{text!r} with package {package!r}")
     channels = r.get(raw, "channels", where, list)
     if not channels:
         raise r.fail(f"{where}.channels", "a command needs at least one channel")
     for c in channels:
         if not isinstance(c, str) or not _CHANNEL.match(c):
             raise r.fail(f"{where}.channels", f"{c!r} is not a channel name")
-    return CondaBuild(tuple(platforms), variant, package, tuple(channels))
+    return CondaBuild(tuple(platforms), build, package, tuple(channels))
 
 
 def read_conda_pytorch(data: Dict[str, Any], file: str) -> CondaChannel:

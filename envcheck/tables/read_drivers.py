@@ -19,7 +19,7 @@ from .model import (
     Toolkit,
     ToolkitUpdate,
 )
-from .reader import MINOR, Reader, TableError, variants
+from .reader import MINOR, Reader, TableError, variant
 
 # --------------------------------------------------------------------------- CUDA and drivers
 
@@ -116,8 +116,7 @@ def read_bundled_cuda(data: Dict[str, Any], file: str) -> Tuple[BundledCuda, ...
         torch = r.get(raw, "torch", where, str)
         if not MINOR.match(torch):
             raise r.fail(f"{where}.torch", f"{torch!r} is not MAJOR.MINOR")
-        variant = r.get(raw, "variant", where, str)
-        variants(r, [variant], f"{where}.variant")
+        build = variant(r, r.get(raw, "variant", where, str), f"{where}.variant")
         platforms = r.get(raw, "platforms", where, list)
         for p in platforms:
             if p not in PLATFORMS:
@@ -126,7 +125,7 @@ def read_bundled_cuda(data: Dict[str, Any], file: str) -> Tuple[BundledCuda, ...
         out.append(
             BundledCuda(
                 torch=torch,
-                variant=variant,
+                variant=build,
                 platforms=frozenset(platforms),
                 cuda_runtime=r.get(raw, "cuda_runtime", where, str),
                 update=update,

@@ -14,7 +14,7 @@ from .model import (
     PLATFORMS,
     Release,
 )
-from .reader import MINOR, Reader, TableError, plain_gfx, variants
+from .reader import MINOR, Reader, TableError, plain_gfx, variant, variants
 
 # --------------------------------------------------------------------------- torch releases
 
@@ -42,38 +42,39 @@ _RELEASE_FIELDS = [
 ]
 
 
-def _arch_lists(r: Reader, raw: Any, where: str) -> Dict[str, Tuple[str, ...]]:
+def _arch_lists(r: Reader, raw: Any, where: str) -> Dict[Variant, Tuple[str, ...]]:
     if not isinstance(raw, dict):
         raise r.fail(where, "expected an object")
     out = {}
-    for variant, arches in raw.items():
-        variants(r, [variant], f"{where}.{variant}")
+    for name, arches in raw.items():
+        build = variant(r, name, f"{where}.{name}")
         if not isinstance(arches, list) or not arches:
-            raise r.fail(f"{where}.{variant}", "expected a non-empty list of sm_XY / compute_XY")
+            raise r.fail(f"{where}.{name}", "expected a non-empty list of sm_XY / compute_XY")
         for a in arches:
             if not isinstance(a, str) or Arch.maybe(a) is None:
-                raise r.fail(f"{where}.{variant}", f"{a!r} is not sm_XY or compute_XY")
-        out[variant] = tuple(arches)
+                raise r.fail(f"{where}.{name}", f"{a!r} is not sm_XY or compute_XY")
+        out[build] = tuple(arches)
     return out
 
 
 def _gfx_lists(
-    r: Reader, raw: Any, where: str, rocm: Optional[Tuple[str, ...]]
-) -> Dict[str, Tuple[str, ...]]:
+    r: Reader, raw: Any, where: str, rocm: Optional[Tuple[Variant, ...]]
+) -> Dict[Variant, Tuple[str, ...]]:
     """ROCm variant -> the gfx targets its wheels carry (PYTORCH_ROCM_ARCH, as
     ``torch.cuda.get_arch_list()`` prints them). A variant left out is not known."""
     if not isinstance(raw, dict):
         raise r.fail(where, "expected an object of ROCm variant -> gfx targets")
     out = {}
-    for variant, targets in raw.items():
-        if variant not in (rocm or ()):
-            raise r.fail(f"{where}.{variant}", "is not one of this release's ROCm variants")
+    for name, targets in raw.items():
+        build = Variant.maybe(name) if isinstance(name, str) else None
+        if build is None or build not in (rocm or ()):
+            raise r.fail(f"{where}.{name}", "is not one of this release's ROCm variants")
         if not isinstance(targets, list) or not targets:
-            raise r.fail(f"{where}.{variant}", "expected a non-empty list of gfx targets")
+            raise r.fail(f"{where}.{name}", "expected a non-empty list of gfx targets")
         for t in targets:
             if not isinstance(t, str) or not plain_gfx(t):
-                raise r.fail(f"{where}.{variant}", f"{t!r} is not a gfx target such as gfx942")
-        out[variant] = tuple(targets)
+                raise r.fail(f"{where}.{name}", f"{t!r} is not a gfx target such as gfx942")
+        out[build] = tuple(targets)
     return out
 
 
@@ -101,11 +102,11 @@ def _release(r: Reader, raw: Any, where: str) -> Release:
             raise r.fail(f"{where}.platforms", f"{p!r} is not one of {', '.join(PLATFORMS)}")
     var = r.get(raw, "variants", where, dict)
     cuda = variants(r, var.get("cuda"), f"{where}.variants.cuda")
-    default = r.get(raw, "default_variant", where, dict)
-    for plat, variant in default.items():
+    default: Dict[str, Variant] = {}
+    for plat, name in r.get(raw, "default_variant", where, dict).items():
         if plat not in platforms:
             raise r.fail(f"{where}.default_variant", f"{plat!r} has no wheels in this release")
-        variants(r, [variant], f"{where}.default_variant.{plat}")
+        default[plat] = variant(r, name, f"{where}.default_variant.{plat}")
     compatible = _compatible(r, raw, where)
     bundled = _bundled(r, raw, where)
     xpu, cpu = _xpu_cpu(r, var, where)
@@ -125,7 +126,7 @@ def _release(r: Reader, raw: Any, where: str) -> Release:
         rocm_variants=rocm,
         xpu=xpu,
         cpu=cpu,
-        default_variant=dict(default),
+        default_variant=default,
         torchvision=_companions(
             r, raw.get("torchvision", {}), f"{where}.torchvision", version_texts
         ),
@@ -190,26 +191,28 @@ def _compatible(r: Reader, raw: Any, where: str) -> Dict[str, SpecifierSet]:
     return compatible
 
 
-def _bundled(r: Reader, raw: Any, where: str) -> Dict[str, Dict[str, str]]:
+def _bundled(r: Reader, raw: Any, where: str) -> Dict[Variant, Dict[str, str]]:
     """Variant -> the libraries its wheels bundle, with their versions."""
     bundled = r.get(raw, "bundled", where, dict, optional=True) or {}
     out = {}
-    for variant, libs in bundled.items():
-        variants(r, [variant], f"{where}.bundled")
-        out[variant] = r.strings(libs, f"{where}.bundled.{variant}")
+    for name, libs in bundled.items():
+        build = variant(r, name, f"{where}.bundled")
+        out[build] = r.strings(libs, f"{where}.bundled.{name}")
     return out
 
 
 def _companions_by_variant(
-    r: Reader, raw: Mapping[str, Any], where: str, versions: List[str], variants: List[str]
-) -> Dict[str, Dict[str, Dict[str, Optional[str]]]]:
+    r: Reader, raw: Mapping[str, Any], where: str, versions: List[str], builds: List[Variant]
+) -> Dict[Variant, Dict[str, Dict[str, Optional[str]]]]:
     """Builds that PyTorch paired with other companions than the release's own."""
     pairs = r.get(raw, "companions_by_variant", where, dict, optional=True) or {}
-    all_variants = set(variants)
-    for variant, by_name in pairs.items():
-        at = f"{where}.companions_by_variant.{variant}"
-        if variant not in all_variants:
+    keys: Dict[str, Variant] = {}
+    for name, by_name in pairs.items():
+        at = f"{where}.companions_by_variant.{name}"
+        build = Variant.maybe(name) if isinstance(name, str) else None
+        if build is None or build not in builds:
             raise r.fail(at, "not a variant of this release")
+        keys[name] = build
         if not isinstance(by_name, dict):
             raise r.fail(at, f"expected an object, got {by_name!r}")
         for name, by_torch in by_name.items():
@@ -223,7 +226,7 @@ def _companions_by_variant(
                         Version(comp)
                 except ValueError:  # InvalidVersion, or a number of 4300+ digits
                     raise r.fail(f"{at}.{name}.{torch_v}", f"{comp!r} is not a version") from None
-    return {v: {n: dict(t) for n, t in b.items()} for v, b in pairs.items()}
+    return {keys[v]: {n: dict(t) for n, t in b.items()} for v, b in pairs.items()}
 
 
 def _per_platform(
@@ -234,10 +237,10 @@ def _per_platform(
     Every field is optional: a missing one is not known, and the resolver says so."""
     windows_cuda, windows_xpu = _windows_variants(r, raw, where, platforms)
     arch_windows = _arch_lists(r, raw.get("arch_lists_windows", {}), f"{where}.arch_lists_windows")
-    for variant in arch_windows:
-        if windows_cuda is not None and variant not in windows_cuda:
+    for build in arch_windows:
+        if windows_cuda is not None and build not in windows_cuda:
             raise r.fail(
-                f"{where}.arch_lists_windows.{variant}", "not a Windows CUDA build of this release"
+                f"{where}.arch_lists_windows.{build}", "not a Windows CUDA build of this release"
             )
     return {
         "python_by_platform": _python_by_platform(r, raw, where, platforms),
@@ -297,7 +300,7 @@ def _versions_by_platform(
 
 def _windows_variants(
     r: Reader, raw: Mapping[str, Any], where: str, platforms: List[str]
-) -> Tuple[Optional[Tuple[str, ...]], Optional[bool]]:
+) -> Tuple[Optional[Tuple[Variant, ...]], Optional[bool]]:
     """The CUDA variants and XPU build Windows has, where they differ from Linux's."""
     windows = r.get(raw, "variants_windows", where, dict, optional=True)
     if windows is None:
@@ -306,8 +309,8 @@ def _windows_variants(
         raise r.fail(f"{where}.variants_windows", "windows-x86_64 has no wheels in this release")
     windows_cuda = variants(r, windows.get("cuda"), f"{where}.variants_windows.cuda")
     for v in windows_cuda or ():
-        if not Variant.parse(v).is_cuda:
-            raise r.fail(f"{where}.variants_windows.cuda", f"{v!r} is not a CUDA variant")
+        if not v.is_cuda:
+            raise r.fail(f"{where}.variants_windows.cuda", f"{str(v)!r} is not a CUDA variant")
     windows_xpu = windows.get("xpu")
     if windows_xpu is not None and not isinstance(windows_xpu, bool):
         raise r.fail(

@@ -148,12 +148,18 @@ def read_document(path: Path, name: str) -> Dict[str, Any]:
 MINOR = re.compile(r"^\d+\.\d+$")  # a torch release: 2.8
 
 
-def variants(r: Reader, values: Any, where: str) -> Optional[Tuple[str, ...]]:
+def variant(r: Reader, value: Any, where: str) -> Variant:
+    """One wheel variant of a table, parsed once: code downstream holds the value."""
+    parsed = Variant.maybe(value) if isinstance(value, str) else None
+    if parsed is None:
+        raise r.fail(where, f"{value!r} is not a wheel variant (cpu, cuXYZ, rocmX.Y, xpu)")
+    return parsed
+
+
+def variants(r: Reader, values: Any, where: str) -> Optional[Tuple[Variant, ...]]:
+    """A list of wheel variants, in the table's order; None where the table leaves it out."""
     if values is None:
         return None
     if not isinstance(values, list):
         raise r.fail(where, f"expected a list, got {values!r}")
-    for v in values:
-        if not isinstance(v, str) or Variant.maybe(v) is None:
-            raise r.fail(where, f"{v!r} is not a wheel variant (cpu, cuXYZ, rocmX.Y, xpu)")
-    return tuple(values)
+    return tuple(variant(r, v, where) for v in values)

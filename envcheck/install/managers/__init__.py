@@ -8,8 +8,9 @@ lists (``install``, ``make_venv``) for ``--run`` and the JSON document.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
+from ...tables.uv_backends import UvBackends
 from ..manager import Manager
 from ..plan import Planned
 from . import conda, pip, poetry, requirements, uv, uv_project
@@ -20,7 +21,7 @@ from ._steps import Install, MakeVenv
 class Renderer:
     """How one manager turns a plan into its command or project snippet."""
 
-    render: Callable[[Planned, Sequence[str]], str]
+    render: Callable[[Planned, UvBackends], str]
     install: Optional[Install] = None  # pip, uv: the install as an argument list
     make_venv: Optional[MakeVenv] = None  # pip, uv: the venv an externally managed one needs
 

@@ -4,17 +4,21 @@ managed interpreter needs first (PEP 668: pip refuses to install into it)."""
 from __future__ import annotations
 
 import shlex
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional
 
+from ...tables.uv_backends import NO_UV_BACKENDS, UvBackends
 from ..commands import venv_python
 from ..plan import Planned
 
-Install = Callable[[Planned, Optional[str], Sequence[str]], List[str]]
+Install = Callable[[Planned, Optional[str], UvBackends], List[str]]
 MakeVenv = Callable[[Planned], List[str]]
 
 
 def argv(
-    plan: Planned, install: Install, uv_backends: Sequence[str] = (), python: Optional[str] = None
+    plan: Planned,
+    install: Install,
+    uv_backends: UvBackends = NO_UV_BACKENDS,
+    python: Optional[str] = None,
 ) -> List[str]:
     """The install as an argument list. It installs into ``python`` when given (``--run``:
     the interpreter envcheck checked), else into the plan's: a bare ``pip`` when the
@@ -25,7 +29,7 @@ def argv(
 
 
 def steps(
-    plan: Planned, install: Install, make_venv: MakeVenv, uv_backends: Sequence[str] = ()
+    plan: Planned, install: Install, make_venv: MakeVenv, uv_backends: UvBackends = NO_UV_BACKENDS
 ) -> List[List[str]]:
     """The commands to run in order, each an argument list."""
     command = argv(plan, install, uv_backends)
@@ -33,7 +37,7 @@ def steps(
 
 
 def shell_line(
-    plan: Planned, install: Install, make_venv: MakeVenv, uv_backends: Sequence[str] = ()
+    plan: Planned, install: Install, make_venv: MakeVenv, uv_backends: UvBackends = NO_UV_BACKENDS
 ) -> str:
     """The display string: the steps, joined as a shell would run them."""
     return " && ".join(

@@ -5,25 +5,23 @@ without ``conda``), conda-forge, which builds torch itself."""
 
 from __future__ import annotations
 
-from typing import Sequence
-
-from ...values import Variant
+from ...tables.uv_backends import NO_UV_BACKENDS, UvBackends
 from ..commands import macos
 from ..plan import Planned
 from . import pip
 
 
-def render(plan: Planned, uv_backends: Sequence[str] = ()) -> str:
+def render(plan: Planned, uv_backends: UvBackends = NO_UV_BACKENDS) -> str:
     names = {"torch": "pytorch"}
     specs = [f"{names.get(p.name, p.name)}=={p.version}" for p in plan.packages]
     if plan.conda is not None:
         extra = [plan.conda.package] if plan.conda.package else []
         channels = [arg for c in plan.conda.channels for arg in ("-c", c)]
         return " ".join(["conda", "install", *specs, *extra, *channels])
-    variant = Variant.parse(plan.variant or "cpu")
-    if not (variant.is_cpu or variant.is_cuda):
-        return f"# conda has no {variant} builds of torch; use pip:\n" + pip.render(plan)
-    build = "cpu*" if variant.is_cpu or macos(plan) else f"cuda{str(variant)[2:]}*"
+    cuda = plan.variant.cuda
+    if not (plan.variant.is_cpu or cuda is not None):
+        return f"# conda has no {plan.variant} builds of torch; use pip:\n" + pip.render(plan)
+    build = "cpu*" if cuda is None or macos(plan) else f"cuda{cuda.major}{cuda.minor}*"
     specs[0] = f'"pytorch=={plan.torch}={build}"'
     return (
         "conda install -c conda-forge "

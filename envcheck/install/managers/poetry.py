@@ -3,13 +3,14 @@ to it."""
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List
 
+from ...tables.uv_backends import NO_UV_BACKENDS, UvBackends
 from ..commands import pins
 from ..plan import Planned
 
 
-def render(plan: Planned, uv_backends: Sequence[str] = ()) -> str:
+def render(plan: Planned, uv_backends: UvBackends = NO_UV_BACKENDS) -> str:
     lines: List[str] = []
     name = f"pytorch-{plan.variant}"
     if plan.index_url:

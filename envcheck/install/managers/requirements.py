@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
+from ...tables.uv_backends import NO_UV_BACKENDS, UvBackends
 from ..commands import index_flag, pins
 from ..plan import Planned
 
 
-def render(plan: Planned, uv_backends: Sequence[str] = ()) -> str:
+def render(plan: Planned, uv_backends: UvBackends = NO_UV_BACKENDS) -> str:
     lines = [f"{index_flag(plan)} {plan.index_url}"] if plan.index_url else []
     return "\n".join(lines + pins(plan))

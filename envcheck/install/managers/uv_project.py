@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
+from ...tables.uv_backends import NO_UV_BACKENDS, UvBackends
 from ..commands import pins
 from ..plan import Planned
 
 
-def render(plan: Planned, uv_backends: Sequence[str] = ()) -> str:
+def render(plan: Planned, uv_backends: UvBackends = NO_UV_BACKENDS) -> str:
     deps = ", ".join(f'"{p}"' for p in pins(plan))
     lines = ["[project]", f"dependencies = [{deps}]"]
     if plan.index_url:
