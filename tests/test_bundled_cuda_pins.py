@@ -22,7 +22,7 @@ from typing import Dict, Optional
 import pytest
 from packaging.version import Version
 
-from envcheck.compat import full_support_floor
+from envcheck.driver_support import full_support_floor
 from envcheck.tables import load_tables
 from envcheck.values import Variant
 from tests.runner import envcheck

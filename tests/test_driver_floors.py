@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from envcheck.compat import driver_verdict, forward_compat_way_out
+from envcheck.driver_support import driver_verdict, forward_compat_way_out
 from envcheck.facts import Facts, GpuFacts, TorchFacts
 from envcheck.install import Wish, resolve
 from envcheck.tables import load_tables
@@ -244,7 +244,7 @@ def test_cli_on_a_simulated_old_driver(gpu: str, offered: bool) -> None:
 def test_end_of_life_is_said_in_the_right_tense() -> None:
     from datetime import date
 
-    from envcheck.compat import _end_of_life_caveat
+    from envcheck.driver_support import _end_of_life_caveat
 
     before = _end_of_life_caveat(535, "June 2026", today=date(2026, 6, 30))
     after = _end_of_life_caveat(535, "June 2026", today=date(2026, 7, 1))

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 from envcheck import builds
-from envcheck.compat import arch_coverage, cuda_of_variant, driver_verdict
+from envcheck.compat import arch_coverage, cuda_of_variant
+from envcheck.driver_support import driver_verdict
 from envcheck.tables import TableError, builtin_dir, load_tables
 from envcheck.tables.model import parse_driver
 from envcheck.values import ComputeCapability

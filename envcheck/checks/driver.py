@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional
 
-from ..compat import (
+from ..compat import driver_drops, driver_predates, platform_of, sm_name
+from ..driver_support import (
     DriverLevel,
     DriverVerdict,
-    driver_drops,
-    driver_predates,
-    driver_verdict,
     forward_compat_way_out,
-    platform_of,
-    sm_name,
+    machine_driver_verdict,
 )
 from ..facts import Facts
 from ..findings import Finding
@@ -58,12 +55,10 @@ def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -
     if cuda is None or not (nv.driver_version or nv.cuda_driver_version):
         return []
     platform = platform_of(facts)
-    verdict = driver_verdict(
+    verdict = machine_driver_verdict(
+        facts,
         tables,
         cuda,
-        nv.driver_version,
-        facts.system.os,
-        nv.cuda_driver_version,
         torch=parse_version(facts.torch.version),
         platform=str(platform) if platform else None,
     )

@@ -7,7 +7,14 @@ from typing import Optional
 
 from packaging.version import Version
 
-from ..compat import arch_coverage, gpu_capabilities, sm_name, torch_variant, torch_version
+from ..compat import (
+    CoverageLevel,
+    arch_coverage,
+    gpu_capabilities,
+    sm_name,
+    torch_variant,
+    torch_version,
+)
 from ..facts import Facts
 from ..tables import Tables
 from ..tables.model import Release
@@ -26,7 +33,7 @@ def ptx_notes(
     if not arches:
         return
     for name, cc in sorted(set(gpu_capabilities(facts))):
-        if arch_coverage(tables, arches, cc).level == "ptx":
+        if arch_coverage(tables, arches, cc).level is CoverageLevel.PTX:
             plan.notes.append(f"{name} ({sm_name(cc)}) is covered only by PTX: slow first start")
 
 
@@ -89,7 +96,7 @@ def _lost_kernels(
         if (
             old_list
             and new_list
-            and arch_coverage(tables, old_list, cc).level != "none"
-            and arch_coverage(tables, new_list, cc).level == "none"
+            and arch_coverage(tables, old_list, cc).level is not CoverageLevel.NONE
+            and arch_coverage(tables, new_list, cc).level is CoverageLevel.NONE
         ):
             plan.changes.append(f"{name} ({sm_name(cc)}) loses its kernels")

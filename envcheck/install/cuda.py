@@ -9,16 +9,16 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 from packaging.version import Version
 
 from ..compat import (
-    DriverVerdict,
+    CoverageLevel,
     arch_coverage,
     build_arch_list,
     driver_predates,
-    driver_verdict,
     gpu_capabilities,
     sm_name,
     torch_variant,
     torch_version,
 )
+from ..driver_support import DriverLevel, DriverVerdict, machine_driver_verdict
 from ..facts import Facts
 from ..tables import Tables
 from ..tables.model import Release
@@ -36,10 +36,7 @@ def cuda_of(variant: Variant) -> Version:
 
 def _verdict(facts: Facts, tables: Tables, variant: Variant) -> DriverVerdict:
     """Whether this driver runs the CUDA of ``variant`` (by the tables)."""
-    nv = facts.nvidia
-    return driver_verdict(
-        tables, cuda_of(variant), nv.driver_version, facts.system.os, nv.cuda_driver_version
-    )
+    return machine_driver_verdict(facts, tables, cuda_of(variant))
 
 
 def _is_this_build(facts: Facts, version: Optional[Version]) -> bool:
@@ -55,7 +52,7 @@ def _missing(
     return [
         f"{name} ({sm_name(cc)})"
         for name, cc in gpu_capabilities(facts)
-        if arch_coverage(tables, arches, cc).level == "none"
+        if arch_coverage(tables, arches, cc).level is CoverageLevel.NONE
     ]
 
 
@@ -84,7 +81,7 @@ def best_cuda_variant(
     may_fit: Optional[Variant] = None  # the first whose arch list the tables lack
     for variant in variants:
         verdict = _verdict(facts, tables, variant)
-        if verdict.level == "too_old":
+        if verdict.level is DriverLevel.TOO_OLD:
             reasons.append(Why(f"{variant}: {verdict.basis}", Blocker.DRIVER))
             continue
         arches: Optional[Sequence[str]] = release.arch_list(
@@ -136,10 +133,10 @@ def kernels(
 
 
 # How the driver runs a build's CUDA, by the verdict's level; any other level says its basis.
-_HOW = {
-    "full": "driver {driver} runs CUDA {cuda}",
-    "minor": "driver {driver} runs CUDA {major}.x through minor-version compatibility",
-    "unknown": "the driver version is unknown",
+_HOW: Dict[DriverLevel, str] = {
+    DriverLevel.FULL: "driver {driver} runs CUDA {cuda}",
+    DriverLevel.MINOR: "driver {driver} runs CUDA {major}.x through minor-version compatibility",
+    DriverLevel.UNKNOWN: "the driver version is unknown",
 }
 
 
@@ -148,27 +145,20 @@ def how_driver_runs(
 ) -> Tuple[str, DriverVerdict]:
     """(how the driver runs this build, the verdict): the first words of a CUDA plan's reason."""
     cuda = cuda_of(variant)
-    nv = facts.nvidia
-    verdict = driver_verdict(
-        tables,
-        cuda,
-        nv.driver_version,
-        facts.system.os,
-        nv.cuda_driver_version,
-        torch=version,
-        platform=str(platform),
-    )
+    verdict = machine_driver_verdict(facts, tables, cuda, torch=version, platform=str(platform))
     how = _HOW.get(verdict.level)
     if how is None:
         return verdict.basis, verdict
-    driver = nv.driver_version if verdict.level == "minor" else nv.driver_version or ""
+    driver = facts.nvidia.driver_version
+    if verdict.level is not DriverLevel.MINOR:
+        driver = driver or ""
     text = how.format(driver=driver, cuda=cuda, major=cuda.major)
-    return (text.replace("  ", " ") if verdict.level == "full" else text), verdict
+    return (text.replace("  ", " ") if verdict.level is DriverLevel.FULL else text), verdict
 
 
 def driver_unknown(verdict: DriverVerdict) -> List[str]:
     """A driver the tables cannot judge against a build's CUDA: said, never read as a pass."""
-    if verdict.level != "unknown":
+    if verdict.level is not DriverLevel.UNKNOWN:
         return []
     return [Unknown(f"whether the driver runs CUDA {verdict.cuda}: {verdict.basis}")]
 
@@ -184,7 +174,7 @@ def asked_cuda(
     """The CUDA build asked for (``--variant cu126``), judged against this driver and GPUs.
     A driver older than a GPU here was decided once, in resolve, before any release."""
     verdict = _verdict(facts, tables, wanted)
-    if verdict.level == "too_old":
+    if verdict.level is DriverLevel.TOO_OLD:
         return None, Why(f"{wanted}: {verdict.basis}", Blocker.DRIVER)
     found = kernels(facts, tables, release, version, wanted, platform)
     if isinstance(found, str):
@@ -222,7 +212,7 @@ def releases_with_kernels(
         for variant in cuda_names(release, platform) or ():
             arches = release.arch_list(variant, platform.machine, platform.is_windows)
             if arches is not None and all(
-                arch_coverage(tables, arches, cc).level != "none" for _, cc in caps
+                arch_coverage(tables, arches, cc).level is not CoverageLevel.NONE for _, cc in caps
             ):
                 out.append(release.minor)
                 break

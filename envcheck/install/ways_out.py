@@ -8,7 +8,7 @@ from typing import Optional, Sequence, Tuple
 
 from packaging.version import Version
 
-from ..compat import forward_compat_way_out
+from ..driver_support import forward_compat_way_out
 from ..facts import Facts
 from ..tables import Tables
 from ..tables.model import Release, parse_driver
