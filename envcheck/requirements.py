@@ -33,7 +33,7 @@ from ._cwd import current as current_folder
 from ._text import size as fmt_size
 from ._toml import ConfigError, Unreadable, read_toml
 from .compat import gpu_capabilities
-from .facts import Facts
+from .facts import Facts, RuntimeStatus
 from .findings import Finding
 from .probes.overrides import parse_size
 from .tables.model import capability_key, parse_version
@@ -314,7 +314,7 @@ def load_requirements(
 
 def _gpu_count(facts: Facts) -> Tuple[int, str]:
     rt = facts.torch_runtime
-    if rt.status == "ok" and rt.device_count is not None and facts.torch.cuda:
+    if rt.status == RuntimeStatus.OK and rt.device_count is not None and facts.torch.cuda:
         return rt.device_count, "torch.cuda.device_count()"
     return len(facts.nvidia.gpus), "NVML"
 
@@ -475,7 +475,7 @@ def _dtype_missing(
     if dtype == "fp16":
         return None
     rt = facts.torch_runtime
-    if dtype == "bf16" and rt.status == "ok" and rt.bf16_supported is not None:
+    if dtype == "bf16" and rt.status == RuntimeStatus.OK and rt.bf16_supported is not None:
         return None if rt.bf16_supported else "torch.cuda.is_bf16_supported() is False"
     old = [f"{n} ({c})" for n, c in caps if c < AMPERE]
     return f"{', '.join(old)} predate Ampere" if old else None
@@ -483,7 +483,7 @@ def _dtype_missing(
 
 def _backends(facts: Facts) -> Tuple[List[str], str]:
     rt = facts.torch_runtime
-    if rt.status == "ok":
+    if rt.status == RuntimeStatus.OK:
         return list(rt.distributed_backends), "torch.distributed"
     if not facts.torch.installed:
         return [], "torch is not installed"

@@ -9,7 +9,7 @@ from typing import List, Optional, Tuple
 from packaging.version import Version
 
 from ..compat import sm_name, toolkit_misses
-from ..facts import Facts, TorchRuntimeFacts
+from ..facts import Facts, RuntimeStatus, TorchRuntimeFacts
 from ..findings import Finding
 from ..probes import DEFAULT_TIMEOUT
 from ..rules import RULES
@@ -65,15 +65,19 @@ def check(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> Li
 
 def _import(facts: Facts) -> List[Finding]:
     rt = facts.torch_runtime
-    if rt.status == "import_failed":
+    if rt.status == RuntimeStatus.IMPORT_FAILED:
         cause, fix = _classify(rt.error or "")
         if facts.environment.get("LD_LIBRARY_PATH"):
             fix += f" LD_LIBRARY_PATH is set: {facts.environment['LD_LIBRARY_PATH']}"
         return [RULES["RUN001"](f"import torch failed: {cause}", [rt.error or ""], fix)]
-    if rt.status == "timed_out" and rt.timeout_s is not None and rt.timeout_s < DEFAULT_TIMEOUT:
+    if (
+        rt.status == RuntimeStatus.TIMED_OUT
+        and rt.timeout_s is not None
+        and rt.timeout_s < DEFAULT_TIMEOUT
+    ):
         return [_short_timeout(rt)]
-    if rt.status in ("crashed", "timed_out"):
-        what = "hung" if rt.status == "timed_out" else "crashed"
+    if rt.status in (RuntimeStatus.CRASHED, RuntimeStatus.TIMED_OUT):
+        what = "hung" if rt.status == RuntimeStatus.TIMED_OUT else "crashed"
         return [
             RULES["RUN002"](
                 f"import torch {what} ({rt.error.splitlines()[0] if rt.error else rt.status})",
@@ -116,7 +120,7 @@ def _classify(error: str) -> Tuple[str, str]:
 def _cuda_unavailable(facts: Facts) -> List[Finding]:
     rt = facts.torch_runtime
     if (
-        rt.status != "ok"
+        rt.status != RuntimeStatus.OK
         or not rt.cuda
         or rt.cuda_available is not False
         or not has_nvidia_gpu(facts)
@@ -161,7 +165,7 @@ def _why_unavailable(facts: Facts) -> Tuple[str, str]:
 
 def _shadowed(facts: Facts) -> List[Finding]:
     rt, t = facts.torch_runtime, facts.torch
-    if rt.status != "ok" or not rt.loaded_libraries or not t.location:
+    if rt.status != RuntimeStatus.OK or not rt.loaded_libraries or not t.location:
         return []
     site = os.path.dirname(t.location)
     outside = [p for p in rt.loaded_libraries if _SHADOWABLE.search(p) and not p.startswith(site)]
@@ -184,7 +188,7 @@ def _shadowed(facts: Facts) -> List[Finding]:
 
 def _other_torch(facts: Facts) -> List[Finding]:
     rt, t = facts.torch_runtime, facts.torch
-    if rt.status != "ok" or not rt.file or not t.location:
+    if rt.status != RuntimeStatus.OK or not rt.file or not t.location:
         return []
     if os.path.dirname(rt.file) == t.location:
         return []

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Sequence
 import click
 
 from .._clickstyle import CONTEXT
+from ..values import SmokeStatus
 from .options import load_tables, output_option
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def _with_expected(tables: Tables, facts: Facts) -> Callable[[SmokeResult], Smok
     from ..core import with_expected
 
     def add(result: SmokeResult) -> SmokeResult:
-        if result.name != "all_reduce" or result.status != "passed":
+        if result.name != "all_reduce" or result.status != SmokeStatus.PASSED:
             return result
         return with_expected(result, facts, tables)
 

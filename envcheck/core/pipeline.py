@@ -223,7 +223,7 @@ def _available(
     if observed is None and len(facts.nvidia.gpus) >= 2 and not pairs_known:
         unstated = [*unstated, "nvidia.topology"]  # NVML did not answer for the pairs
     available = set(with_details(LIVE_SECTIONS if observed is None else observed, unstated))
-    if observed is None and runtime and facts.torch_runtime.status != "not_run":
+    if observed is None and runtime:
         available.add("torch_runtime")
     return available
 

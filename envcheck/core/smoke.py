@@ -7,9 +7,10 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..facts import Facts
+from ..facts import Facts, RuntimeStatus
 from ..findings import Finding
 from ..rules import RULES
+from ..values import SmokeStatus
 from ..verdict import Verdict, decide
 
 if TYPE_CHECKING:  # without importing these at run time: the static check stays fast
@@ -23,9 +24,9 @@ def smoke_findings(results: Sequence[SmokeResult]) -> List[Finding]:
     for an all_reduce well below what its links allow (``with_expected`` put that in)."""
     out = []
     for r in results:
-        if r.status == "passed" and r.name == "all_reduce":
+        if r.status == SmokeStatus.PASSED and r.name == "all_reduce":
             out += _busbw_findings(r)
-        if r.status == "failed" and r.name == "compile":
+        if r.status == SmokeStatus.FAILED and r.name == "compile":
             out.append(
                 RULES["SMK003"](
                     f"torch.compile failed on {r.device} in the smoke test",
@@ -35,7 +36,7 @@ def smoke_findings(results: Sequence[SmokeResult]) -> List[Finding]:
                     'Inductor\'s own: `backend="aot_eager"` works around it while it is reported.',
                 )
             )
-        elif r.status == "failed":
+        elif r.status == SmokeStatus.FAILED:
             out.append(
                 RULES["SMK001"](
                     f"smoke test {r.name} on {r.device} failed",
@@ -43,7 +44,7 @@ def smoke_findings(results: Sequence[SmokeResult]) -> List[Finding]:
                     "See the error; a kernel or library problem shows here first.",
                 )
             )
-        elif r.status == "timed_out":
+        elif r.status == SmokeStatus.TIMED_OUT:
             out.append(
                 RULES["SMK002"](
                     f"smoke test {r.name} on {r.device} hung",
@@ -148,14 +149,14 @@ def smoke_targets(facts: Optional[Facts], timeout: float) -> SmokeTargets:
     rt = facts.torch_runtime if facts is not None else None
     if (
         rt is None
-        or rt.status != "ok"
+        or rt.status != RuntimeStatus.OK
         or facts is None
         or facts.python.executable != sys.executable
     ):
         from ..probes.torch_deep import probe_torch_deep
 
         rt = probe_torch_deep(sys.executable, timeout=timeout)
-    if rt.status == "ok" and rt.cuda_available and rt.device_count:
+    if rt.status == RuntimeStatus.OK and rt.cuda_available and rt.device_count:
         return SmokeTargets(tuple(f"cuda:{i}" for i in range(rt.device_count)))
     return SmokeTargets(("cpu",), _gpus_not_exercised(facts, rt))
 
@@ -175,7 +176,7 @@ def _gpus_not_exercised(facts: Optional[Facts], rt: TorchRuntimeFacts) -> Option
     if not names:
         return None
     gpus = f"{len(names)}x {names[0]}" if len(set(names)) == 1 else ", ".join(names)
-    if rt.status != "ok":
+    if rt.status != RuntimeStatus.OK:
         first = (rt.error or rt.status or "").splitlines()[0] if (rt.error or rt.status) else ""
         why = f"torch did not load ({first})"
     elif not rt.cuda and not rt.hip:

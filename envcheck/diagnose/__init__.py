@@ -284,7 +284,7 @@ def _torch_fact(fact: str, raw: str, reading: Reading) -> None:
         if arches:
             reading.extra["arch_list"] = arches[:40]
             rt = f.torch_runtime
-            if not rt.arch_list and rt.status in ("skipped", "ok"):
+            if not rt.arch_list and rt.status in (RuntimeStatus.SKIPPED, RuntimeStatus.OK):
                 # torch printed its get_arch_list(): the deep probe's own fact
                 rt.status, rt.arch_list = RuntimeStatus.OK, [Arch.parse(a) for a in arches[:40]]
     elif fact == "nvcc_version" and _DOTTED.fullmatch(raw):

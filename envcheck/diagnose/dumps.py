@@ -395,7 +395,7 @@ def _torch_config(lines: List[str], reading: Reading) -> None:
         if cuda and not t.cuda:
             t.cuda = cuda.group(1)
         flags = _CONFIG_ARCH.match(line)
-        if flags and not rt.arch_list and rt.status in ("skipped", "ok"):
+        if flags and not rt.arch_list and rt.status in (RuntimeStatus.SKIPPED, RuntimeStatus.OK):
             arches = re.findall(r"code=\[?((?:sm|compute)_\d{2,3}a?)", flags.group(1))
             if arches:
                 unique = sorted(set(arches), key=arches.index)[:40]

@@ -14,7 +14,7 @@ from xml.etree import ElementTree as ET
 
 from ..findings import Finding
 from ..rules import RULES
-from ..values import Severity
+from ..values import Severity, SmokeStatus
 from .smoke_text import summary_line
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def _smoke_suite(suites: ET.Element, report: Report) -> None:
                 message=f"{r.status!s}: {(r.error or '').splitlines()[0] if r.error else ''}",
             )
             node.text = "\n".join([r.error or "", *r.hints])
-        elif r.status == "skipped":
+        elif r.status == SmokeStatus.SKIPPED:
             ET.SubElement(case, "skipped", message=r.error or "skipped")
         else:
             ET.SubElement(case, "system-out").text = summary_line(r)

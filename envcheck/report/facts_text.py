@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from .. import builds
 from ..compat import TorchLabel, torch_label
-from ..facts import Facts, GpuFacts, NvidiaFacts, SystemFacts, TorchFacts, TorchRuntimeFacts
+from ..facts import (
+    Facts,
+    GpuFacts,
+    GpuStatus,
+    NvidiaFacts,
+    RuntimeStatus,
+    SystemFacts,
+    TorchFacts,
+    TorchRuntimeFacts,
+)
 from .style import Style, size
 from .wrap import heading, terminal_width, wrap
 
@@ -249,7 +258,7 @@ def _amd(facts: Facts) -> List[Row]:
 
 
 def _gpu(gpu: GpuFacts, s: Style, link_table: Optional[LinkTable]) -> str:
-    if gpu.status == "lost":
+    if gpu.status == GpuStatus.LOST:
         return s(f"{gpu.name or 'unknown GPU'}: LOST ({'; '.join(gpu.errors.values())})", "red")
     cc = gpu.compute_capability.sm if gpu.compute_capability else None
     memory = None
@@ -327,11 +336,11 @@ def _torch(
 
 
 def _runtime(rt: TorchRuntimeFacts, s: Style) -> List[Row]:
-    if rt.status == "skipped":
+    if rt.status == RuntimeStatus.SKIPPED:
         return [("Import", s("not tried (--no-deep)", "dim"))]
-    if rt.status == "not_installed":
+    if rt.status == RuntimeStatus.NOT_INSTALLED:
         return []
-    if rt.status != "ok":
+    if rt.status != RuntimeStatus.OK:
         took = f" after {rt.duration_s:.2f} s" if rt.duration_s is not None else ""
         return [("Import", s(f"{rt.status.replace('_', ' ')}{took}: {rt.error}", "red"))]
     if rt.cuda_available:

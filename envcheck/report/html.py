@@ -15,6 +15,7 @@ from ..findings import Finding
 from ..smoke.expected import ONE_RANK, measures_links
 from ..smoke.ranks import judge_ranks
 from ..smoke.runner import SmokeResult
+from ..values import SmokeStatus
 from .charts import AMBER, BLUE, GREEN, GREY, RED, VIOLET, Bar, bar_chart, busbw_chart
 from .charts import escape_html as _e
 from .facts_text import fact_sections, pcie_link, topology_cells
@@ -188,11 +189,13 @@ def _smoke(results: Sequence[SmokeResult]) -> str:
         )
     rows.append("</table>")
     body = ["".join(rows)]
-    bars = _matmul_bars([r for r in results if r.name == "matmul" and r.status == "passed"])
+    bars = _matmul_bars(
+        [r for r in results if r.name == "matmul" and r.status == SmokeStatus.PASSED]
+    )
     if bars:
         body += ["<h3>matmul per device (median, and the spread of the repeats)</h3>", bars]
     for r in results:
-        if r.name == "all_reduce" and r.status == "passed" and r.figures.get("sizes"):
+        if r.name == "all_reduce" and r.status == SmokeStatus.PASSED and r.figures.get("sizes"):
             if not measures_links(r.figures.get("world_size")):  # a flat line at 0 GB/s
                 body.append(f'<p class="muted">all_reduce: no busbw chart ({_e(ONE_RANK)})</p>')
                 continue

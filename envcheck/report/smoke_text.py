@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from ..smoke.expected import ONE_RANK, measures_links
 from ..smoke.runner import SmokeResult
+from ..values import SmokeStatus
 from .style import Style
 from .wrap import terminal_width, wrap
 
@@ -17,7 +18,7 @@ _COLOR = {"passed": "green", "failed": "red", "timed_out": "red", "skipped": "ye
 
 def summary_line(r: SmokeResult) -> str:
     f = r.figures
-    if r.status != "passed":
+    if r.status != SmokeStatus.PASSED:
         return (r.error or "").splitlines()[0] if r.error else ""
     if r.name == "matmul":
         return _matmul_line(f)
@@ -102,7 +103,7 @@ def result_lines(r: SmokeResult, color: bool = False, width: Optional[int] = Non
     else:
         lines = wrap(summary, width, first=lead, rest=" " * 10)
     lines[0] = lines[0].replace(plain, s(plain, _COLOR.get(str(r.status), "dim"), "bold"), 1)
-    if r.status != "passed":
+    if r.status != SmokeStatus.PASSED:
         for extra in (r.error or "").splitlines()[1:6]:
             lines += [s(x, "dim") for x in wrap(extra, width, first=" " * 10)]
         for hint in r.hints:
