@@ -9,11 +9,13 @@ the process exits with. No command decides "ready" its own way.
 from __future__ import annotations
 
 import enum
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from . import exitcodes
-from .findings import Finding
 from .values import Severity
+
+if TYPE_CHECKING:  # only named in annotations: the healthcheck need not import findings
+    from .findings import Finding
 
 
 class Verdict(str, enum.Enum):
