@@ -10,10 +10,10 @@ import click
 from .. import exitcodes
 from .._clickstyle import CONTEXT
 from .options import (
-    MANAGERS,
     deep_options,
     emit,
     format_option,
+    manager_option,
     output_option,
     run_core,
     show_waits,
@@ -42,13 +42,7 @@ from .options import (
     metavar="CODE",
     help="Drop findings with this code or name (repeat, or separate with commas).",
 )
-@click.option(
-    "--manager",
-    default="pip",
-    show_default=True,
-    type=click.Choice(MANAGERS),
-    help="Render the install fix for this tool or project file.",
-)
+@manager_option("the install fix")
 @deep_options
 @click.pass_context
 def check(

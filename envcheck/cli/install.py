@@ -12,7 +12,7 @@ import click
 from .._clickstyle import CONTEXT
 from ..tables.model import PLATFORMS
 from ..verdict import Verdict, decide
-from .options import MANAGERS, load_tables, probe_facts
+from .options import load_tables, manager_option, probe_facts
 from .run_install import run_install
 
 if TYPE_CHECKING:
@@ -37,13 +37,7 @@ if TYPE_CHECKING:
     metavar="VARIANT",
     help="auto, cpu, cuXYZ (cu128), rocmX.Y or xpu.",
 )
-@click.option(
-    "--manager",
-    default="pip",
-    show_default=True,
-    type=click.Choice(MANAGERS),
-    help="Render the plan for this tool or project file.",
-)
+@manager_option("the plan")
 @click.option(
     "--with",
     "with_",

@@ -29,6 +29,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 MANAGERS = [str(manager) for manager in Manager]
 
 
+def manager_option(what: str) -> Callable[[F], F]:
+    """``--manager``: which package manager or project file ``what`` is rendered for, one of
+    the renderers' registry (check's install fix and install's plan offer the same)."""
+    return click.option(
+        "--manager",
+        default="pip",
+        show_default=True,
+        type=click.Choice(MANAGERS),
+        help=f"Render {what} for this tool or project file.",
+    )
+
+
 def load_tables(ctx: click.Context) -> Tables:
     """The compatibility tables (``--tables DIR`` of the group, else the built-in ones);
     unreadable tables end the command with exit 3."""
