@@ -243,15 +243,13 @@ def _health_codes(gpu: GpuFacts) -> Set[str]:
     """The codes envcheck.checks.health (the one judgement of a GPU's health, which `envcheck
     check` reports) finds on this GPU: GPU001 lost, GPU002 uncorrectable ECC errors, ...
 
-    Imported only when there is a GPU to judge: a container without one never loads the
-    checks (nor the tables' reader they import)."""
+    Imported only when there is a GPU to judge; it loads that one check, never the catalogue
+    of checks or the tables (a probe that runs every few seconds)."""
     from .checks.health import check as gpu_health
 
     one = Facts()
     one.nvidia.gpus = [gpu]
-    # health.check reads no table: it judges NVML's facts alone, and the healthcheck never
-    # loads the tables (a probe that runs every few seconds)
-    return {f.code for f in gpu_health(one, None)}  # type: ignore[arg-type]
+    return {f.code for f in gpu_health(one)}
 
 
 def _deep(gpus: Sequence[GpuFacts], timeout: float) -> List[str]:

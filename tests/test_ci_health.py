@@ -26,7 +26,7 @@ from envcheck.requirements import (
 )
 from envcheck.rules import RULES
 from tests.fake_nvml import MACHINES, make_nvml
-from tests.runner import envcheck
+from tests.runner import envcheck, user_env
 
 PROFILES = Path(__file__).parent / "profiles"
 
@@ -401,16 +401,25 @@ def test_healthcheck_cli_exits_0_or_1_with_one_line() -> None:
         assert len(out.stdout.strip().splitlines()) == 1 and out.stderr == ""
 
 
-def test_healthcheck_never_imports_torch_or_the_cli_group() -> None:
+@pytest.mark.parametrize("gpus", ["none", "NVIDIA H100 80GB HBM3:9.0:80GiB"])
+def test_healthcheck_never_imports_torch_or_the_cli_group(gpus: str) -> None:
     """The group (envcheck.cli) loads the compatibility tables, which a healthcheck does not
-    need: the console script runs the healthcheck's click command without it."""
+    need: the console script runs the healthcheck's click command without it. With a GPU to
+    judge it loads the one health check, not the catalogue of checks (nor, through it, the
+    resolver and the tables)."""
     code = (
         "import sys\nfrom envcheck._entry import main\n"
         "try:\n    main(['healthcheck'])\nexcept SystemExit:\n    pass\n"
         "print(json.dumps([m in sys.modules for m in "
-        "('torch', 'envcheck.cli', 'envcheck.tables.load')]))\n"
+        "('torch', 'envcheck.cli', 'envcheck.tables.load', 'envcheck.checks.run', "
+        "'envcheck.install', 'envcheck.checks.health')]))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", "import json\n" + code], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", "import json\n" + code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=user_env({"ENVCHECK_GPUS": gpus}),
     )
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, False, False]
+    judged = gpus != "none"
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False] * 5 + [judged], out.stderr

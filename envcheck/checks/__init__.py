@@ -6,75 +6,30 @@ it once, so no fix can name another torch than the command under it. A check tha
 is a bug in envcheck; it is reported as a finding (INT001) and the other checks still run,
 so one bad rule never hides the rest of the report. Selection (``--ignore``), the verdict and the
 install advice are the core's (``envcheck.core``), decided once for every front end.
+
+The catalogue (``CHECKS``, ``run_checks``) is in run.py and imported when first asked for
+(PEP 562): the healthcheck imports one check, ``checks.health``, and must not load every
+check, the resolver and the tables' reader with it.
 """
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from ..facts import Facts
-from ..findings import Finding, sort_key
-from ..rules import RULES
-from ..tables import Tables
-from . import (
-    arch,
-    build,
-    driver,
-    health,
-    jetson,
-    links,
-    packages,
-    python,
-    runtime,
-    system,
-    tables_age,
-    toolchain,
-)
-from ._util import Planned, report_plan
+if TYPE_CHECKING:
+    from ._util import Planned
+    from .run import CHECKS, RULES, run_checks
 
-Check = Callable[..., List[Finding]]  # (facts, tables), or (facts, tables, planned): PLANNED
-
-CHECKS: Sequence[Check] = (
-    build.check,
-    jetson.check,
-    driver.check,
-    arch.check,
-    python.check,
-    packages.check,
-    runtime.check,
-    toolchain.check,
-    health.check,
-    links.check,
-    system.check,
-    tables_age.check,
-)
-# The checks whose fixes explain the install plan: called with it as a third argument.
-PLANNED = frozenset({build.check, driver.check, arch.check, runtime.check})
-INTERNAL = RULES["INT001"]
+_FROM_RUN = ("CHECKS", "RULES", "Planned", "run_checks")
 
 
-def run_checks(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> List[Finding]:
-    """Every check's findings, sorted; nothing is dropped here. ``planned``: the report's
-    install plan (the core's); without one, the plan that keeps the installed torch where it
-    fits."""
-    findings: List[Finding] = []
-    the_plan = report_plan(facts, tables, planned)
-    for check in CHECKS:
-        try:
-            if check in PLANNED:
-                findings.extend(check(facts, tables, the_plan))
-            else:
-                findings.extend(check(facts, tables))
-        except Exception as exc:  # a bug in one rule must not hide the others
-            name = f"{check.__module__}.{check.__name__}"
-            findings.append(
-                INTERNAL(
-                    f"{name} failed: {type(exc).__name__}: {exc}",
-                    [name],
-                    "Please report this with `envcheck probe --json` attached.",
-                )
-            )
-    return sorted(findings, key=sort_key)
+def __getattr__(name: str) -> Any:
+    if name not in _FROM_RUN:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.run"), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = ["CHECKS", "RULES", "Planned", "run_checks"]

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from typing import List
+from typing import TYPE_CHECKING, List, Optional
 
 from ..facts import Facts, GpuFacts, GpuStatus
 from ..findings import Finding
 from ..rules import RULES
-from ..tables import Tables
 from ..values import OsFamily
 
+if TYPE_CHECKING:  # the healthcheck imports this module and must not load the tables' reader
+    from ..tables import Tables
 
-def check(facts: Facts, tables: Tables) -> List[Finding]:
+
+def check(facts: Facts, tables: Optional[Tables] = None) -> List[Finding]:
+    """Each GPU's health as NVML reports it; reads no table (the healthcheck calls it
+    without any)."""
     findings: List[Finding] = []
     for gpu in facts.nvidia.gpus:
         findings += _gpu(facts, gpu)
