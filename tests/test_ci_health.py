@@ -210,13 +210,13 @@ def test_junit_marks_errors_as_failures_and_keeps_warnings_as_output() -> None:
 
 
 def test_junit_skips_what_did_not_run_and_reports_a_crashed_check(monkeypatch) -> None:
-    from envcheck import checks
+    from envcheck.checks import run as catalogue  # where run_checks reads CHECKS
     from tests.fixtures import report_of
 
     def broken(facts, tables):
         raise KeyError("boom")
 
-    monkeypatch.setattr(checks, "CHECKS", (*checks.CHECKS, broken))
+    monkeypatch.setattr(catalogue, "CHECKS", (*catalogue.CHECKS, broken))
     facts = profile("h100-server")
     report = report_of(facts, observed={"system", "python", "nvidia", "torch", "toolkit"})
     root = ET.fromstring(render_junit(report))
