@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..facts import Facts, GpuFacts, RuntimeStatus
 from ..findings import Finding
@@ -23,6 +23,7 @@ from .collect_env import read_collect_env
 from .dumps import read_dumps
 from .fragments import read_fragments
 from .json_report import read_json
+from .labelled import read_labelled
 from .nvidia_smi import read_nvidia_smi
 from .reading import Reading, clean, cuda_of_local
 
@@ -110,6 +111,7 @@ def read_text(text: str, tables: Tables) -> Reading:
         read_nvidia_smi,
         read_fragments,  # nvcc -V, package lists, torch's print, uname, sw_vers
         read_dumps,  # detectron2/mmcv, transformers/Lightning, paths, pip's list, typed lines
+        read_labelled,  # what reporters type: templates, label lines, sentences, JSON keys
     ):
         before, pieces = key_facts(facts), len(reading.pieces)
         reader(text, reading)
@@ -376,19 +378,33 @@ def diagnose_text(
         observed=observed,
         unstated=lacking,
         command="diagnose",
-        diagnosis={
-            "read": pieces,
-            "observed": sorted(observed),
-            "unstated": lacking,
-            "read_from": dict(reading.where),
-            "missing": missing,
-            "not_judged": not_judged,
-            "notes": list(reading.notes),
-            "errors": list(reading.errors),
-            "messages": [m.name for m in messages],
-        },
+        diagnosis=_diagnosis(reading, pieces, observed, lacking, missing, not_judged, messages),
     )
     return _for_the_reporter(report, reading, lacking)
+
+
+def _diagnosis(
+    reading: Reading,
+    pieces: List[str],
+    observed: Set[str],
+    lacking: List[str],
+    missing: List[str],
+    not_judged: List[str],
+    messages: List[Finding],
+) -> Dict[str, object]:
+    """What the diagnosis says of the text itself: what was read and where, what is missing."""
+    return {
+        "read": pieces,
+        "observed": sorted(observed),
+        "unstated": lacking,
+        "read_from": dict(reading.where),
+        "missing": missing,
+        "not_judged": not_judged,
+        "notes": list(reading.notes),
+        "stated": dict(reading.extra.get("stated", {})),
+        "errors": list(reading.errors),
+        "messages": [m.name for m in messages],
+    }
 
 
 def command_needs(reading: Reading, lacking: Sequence[str]) -> List[str]:

@@ -1,0 +1,312 @@
+"""Facts as reporters type them: ``<label> <separator> <value>`` wherever it stands.
+
+Issue templates (``### Python version`` with the value on the next line), ``Label: value``,
+``label = value``, ``label value``, ``label is value``, table cells, markdown emphasis,
+JSON and dict keys (``pip inspect``'s ``"python_full_version": "3.11.4"``), REPL and IPython
+echoes (``>>> torch.__version__`` then ``'2.1.0+cu121'``), ``pip show`` blocks.
+
+One alias list and one value grammar per fact (``FACTS``). This reader runs after the
+format-specific readers and never overrides a fact they read: a different value is said as
+a conflict. Values it finds for one fact that disagree (``torch 1.13`` in one sentence,
+``torch 2.0.1`` in the next) are said, and the fact stays unknown: the reader never
+chooses. A requirement (``torch==2.1.0``, ``torch>=2``) is what someone asked for, not what
+is installed, and is never read as a fact. Linear in the input: each line (at most
+``MAX_LINE`` characters) is scanned once for every label.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .into_facts import NAMES, compatible, os_family, put
+from .reading import Reading, lines_of
+
+WHERE = "labelled facts"
+MAX_FINDS = 20  # values kept per fact: a text that repeats one label a thousand times
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact reporters state: the words that label it, and the grammar of its value."""
+
+    key: str
+    aliases: str  # a regular expression of the label's wordings (matched case-insensitively)
+    value: str  # the value's grammar: group 1 is the value
+
+
+_V3 = r"(\d{1,3}(?:\.\d{1,4}){1,3})"
+_TORCH_V = (
+    r"(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?(?:(?:a|b|rc|\.dev|\.post)\d{0,8})?(?:\+[a-z0-9.]{1,20})?)"
+)
+COMPANIONS = (
+    "torchvision",
+    "torchaudio",
+    "torchtext",
+    "xformers",
+    "flash[-_]attn",
+    "triton",
+    "mmcv(?:-full)?",
+    "mmdet",
+    "detectron2",
+    "torch[-_]geometric",
+    "torch[-_]scatter",
+    "torch[-_]sparse",
+    "torch[-_]cluster",
+    "apex",
+    "bitsandbytes",
+    "deepspeed",
+    "vllm",
+)
+FACTS: Tuple[Fact, ...] = (
+    Fact(
+        "python.version",
+        r"python(?:[ _](?:full[ _])?version)?|python_full_version|py(?:thon)?\s?ver(?:sion)?"
+        r"|sys\.version|platform\.python_version\(\)",
+        r"(?:python\s?)?(3\.\d{1,2}(?:\.\d{1,2})?|2\.7(?:\.\d{1,2})?)(?!\d|\.\d)",
+    ),
+    Fact(
+        "torch.version",
+        r"(?:py)?torch(?:[ _]version)?|torch\.__version__|pytorch\s?ver(?:sion)?",
+        r"(?:torch\s?|pytorch\s?)?" + _TORCH_V + r"(?!\d|\.\d)",
+    ),
+    Fact(
+        "companion",
+        "|".join(COMPANIONS),
+        r"(?:v)?" + _TORCH_V + r"(?!\d|\.\d)",
+    ),
+    Fact(
+        "torch.cuda",
+        r"cuda used to build pytorch|torch\.version\.cuda"
+        r"|pytorch cuda(?: version)?|torch cuda(?: version)?|cudatoolkit",
+        r"(?:cuda\s?)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
+    ),
+    Fact(
+        "nvidia.driver_version",
+        r"(?:nvidia[ -])?(?:gpu )?driver(?: version)?|nvidia[ -]driver(?:[ -]version)?",
+        r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)(?!\d|\.\d)",
+    ),
+    Fact(
+        "nvidia.cuda_driver_version",
+        r"cuda driver(?: api)?(?: version)?|driver supports cuda|max(?:imum)? cuda(?: version)?",
+        r"(?:cuda\s?)?(\d{1,2}\.\d{1,2})(?!\d|\.\d)",
+    ),
+    Fact(
+        "toolkit.nvcc_version",
+        r"nvcc(?: version)?|cuda toolkit(?: version)?|cuda compiler(?: version)?",
+        r"(?:release\s?|v)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
+    ),
+    Fact(
+        "cudnn",
+        r"cudnn(?: version)?|torch\.backends\.cudnn\.version\(\)",
+        r"(?:v)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|\d{4,6})(?!\d|\.\d)",
+    ),
+    Fact(
+        "nccl",
+        r"nccl(?: version)?|torch\.cuda\.nccl\.version\(\)",
+        r"\(?(\d\s?[.,]\s?\d{1,2}\s?[.,]\s?\d{1,2})\)?(?!\d|\.\d)",
+    ),
+    Fact(
+        "gpu",
+        r"gpus?(?: models?(?: and configuration)?| name| type| model)?|graphics card|video card"
+        r"|device name|gpu_name|torch\.cuda\.get_device_name\(\d?\)",
+        r"((?:\d{1,2}\s?x\s?)?(?:nvidia |amd )?[A-Za-z][\w -]{1,60}?)(?=\s*(?:$|[,;(|]| with | and ))",
+    ),
+    Fact(
+        "system.os",
+        r"os|operating system|platform|system|os version|platform_system|sys_platform|distro",
+        r"((?:ubuntu|debian|centos|rocky|fedora|arch linux|rhel|red hat[\w ]{0,20}|opensuse"
+        r"|linux mint|pop!_os|almalinux|amazon linux|wsl2?|windows|win(?:32|64|10|11)|macos"
+        r"|mac os x|osx|darwin|linux)[\w .()/-]{0,40}?)(?=\s*(?:$|[,;|]| with | and | on ))",
+    ),
+    Fact(
+        "system.machine",
+        r"arch(?:itecture)?|platform_machine|machine|cpu architecture",
+        r"(x86_64|x86-64|amd64|x64|aarch64|arm64|i686|i386)\b",
+    ),
+    Fact(
+        "package_manager",
+        r"(?:installed|install(?:ed)? (?:via|with|using|by)|package manager|installer"
+        r"|how you installed pytorch(?: \([^)]{0,40}\))?)",
+        r"(?:via |with |using |by )?(pip|uv|conda|mamba|micromamba|poetry|pipenv|pdm)\b",
+    ),
+)
+_SEP = (
+    r"(?:\s{0,3}\([^)\n]{0,30}\))?"  # "PyTorch version (GPU?)"
+    r"(?:\s{0,3}(?:version|ver\.?))?"
+    r"['\"`*_]{0,3}\s{0,3}"
+    r"(?:(?::=|->|=>|[:=|](?!=)|\bis\b|\bwas\b|\bof\b)\s{0,3})?"
+    r"['\"`*_]{0,3}\s{0,2}"
+)
+_LABELS = re.compile(
+    "|".join(
+        rf"(?<![\w./=<>~!-])(?P<f{i}>{fact.aliases})(?![\w-]|\.[A-Za-z_])"
+        for i, fact in enumerate(FACTS)
+    ),
+    re.IGNORECASE,
+)
+_VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
+# what may stand before a value on the line after its label: IPython's Out[n], a REPL echo,
+# pip show's "Version:", a bullet
+_VALUE_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:Out\[\d{1,4}\]:\s*|version\s*:\s*)?", re.I)
+_MARKUP = re.compile(r"\*\*|__|`|^\s*(?:[-*+]\s+|#{1,6}\s+|>{1,3}\s*|In \[\d{1,4}\]:\s*)")
+_TABLE_ROW = re.compile(r"^\s*\|([^|]{1,80})\|([^|]{1,120})\|\s*$")
+_YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
+_REQUIREMENT = re.compile(r"\s{0,2}(?:[=<>~!]=|[<>])")
+
+
+# the facts collect_env always answers, "None" or "Could not collect" included
+COLLECT_ENV_SAYS = frozenset(
+    {"torch.version", "torch.cuda", "python.version", "nvidia.driver_version", "gpu", "cudnn"}
+)
+
+
+@dataclass
+class Found:
+    value: str
+    label: str
+    line: int
+
+
+def read_labelled(text: str, reading: Reading) -> None:
+    """Every labelled fact of the text, into the reading where no other reader put one."""
+    found: Dict[str, List[Found]] = {}
+    lines = [_plain(line) for line in lines_of(text)]
+    for number, line in enumerate(lines):
+        for key, value, label in _facts_in(line, _next_value_line(lines, number)):
+            kept = found.setdefault(key, [])
+            if len(kept) < MAX_FINDS:
+                kept.append(Found(value, label, number))
+    taken = False
+    for key, finds in found.items():
+        if "collect_env" in reading.pieces and key in COLLECT_ENV_SAYS:
+            continue  # its "None" and "Could not collect" are answers too
+        agreed = _one_value(key, finds, reading)
+        if agreed is not None and put(key, agreed, reading):
+            taken = True
+            reading.where.setdefault(_where_key(key), f"{WHERE} ({finds[0].label!r})")
+    if taken and WHERE not in reading.pieces:
+        reading.pieces.append(WHERE)
+
+
+def _plain(line: str) -> str:
+    """The line without markdown emphasis, code marks, bullets and heading marks; a
+    two-cell table row as ``label: value``."""
+    row = _TABLE_ROW.match(line)
+    if row:
+        line = f"{row.group(1).strip()}: {row.group(2).strip()}"
+    return _MARKUP.sub("", line).strip()
+
+
+def _next_value_line(lines: Sequence[str], number: int) -> Optional[str]:
+    """The first non-empty line after ``number`` (an issue form's value under its heading,
+    a REPL's answer under the expression), without its Out[n]: or Version: prefix."""
+    for line in lines[number + 1 : number + 4]:
+        if line.strip():
+            return _VALUE_LINE.sub("", line, count=1)
+    return None
+
+
+def _facts_in(line: str, below: Optional[str]) -> List[Tuple[str, str, str]]:
+    """(fact key, value, label) for each label of the line with a value after it, or (when
+    the label ends the line) on the line below."""
+    out = []
+    for match in _LABELS.finditer(line):
+        index = int(next(name for name, v in match.groupdict().items() if v is not None)[1:])
+        fact, label = FACTS[index], match.group(0)
+        end = match.end()
+        if _REQUIREMENT.match(line, end):
+            continue  # torch==2.1.0: asked for, not installed
+        value = _VALUES[index].match(line, end)
+        if value is None and below is not None and not line[end:].strip(" :)\"'`*=|.?"):
+            value = _VALUES[index].match(below)
+        if value is None:
+            continue
+        key = f"companion.{_package(label)}" if fact.key == "companion" else fact.key
+        found = value.group(1).strip()
+        have = _YOU_HAVE.match(line, value.end())  # xFormers: "built for X (you have Y)"
+        if have:
+            mine = _VALUES[index].match(have.group(1))
+            if mine is None:
+                continue
+            found = mine.group(1)
+        out.append((key, found, label))
+    return out
+
+
+def _package(label: str) -> str:
+    return re.sub(r"[-_]+", "-", label.strip().lower())
+
+
+def _one_value(key: str, finds: Sequence[Found], reading: Reading) -> Optional[str]:
+    """The value the finds agree on (the most precise of compatible values), or None with a
+    note when they disagree."""
+    values: List[str] = []
+    same = _same_os if key == "system.os" else compatible
+    for find in finds:
+        norm = _normal(key, find.value)
+        if norm is None:
+            continue
+        for i, had in enumerate(values):
+            if same(had, norm):
+                values[i] = max(had, norm, key=len)
+                break
+        else:
+            values.append(norm)
+    if len(values) > 1:
+        shown = ", ".join(values[:4])
+        reading.notes.append(
+            f"the text gives different values for {NAMES.get(key, key)} ({shown}): none was taken"
+        )
+        return None
+    return values[0] if values else None
+
+
+def _same_os(a: str, b: str) -> bool:
+    """Two wordings of one OS: the same family, and the same release where both give one
+    ("macOS 14.2.1 (arm64)" and "macOS-14.2.1-arm64-arm-64bit")."""
+    if os_family(a.lower()) != os_family(b.lower()):
+        return False
+    if a.lower().startswith("linux") or b.lower().startswith("linux"):
+        return True  # platform.platform()'s "Linux-6.8.0-...": a kernel, not a release
+    ra = re.search(r"\d{1,2}(?:\.\d{1,2}){0,2}", a)
+    rb = re.search(r"\d{1,2}(?:\.\d{1,2}){0,2}", b)
+    return ra is None or rb is None or compatible(ra.group(0), rb.group(0))
+
+
+def _normal(key: str, raw: str) -> Optional[str]:
+    """A found value in its one form, or None when it is not a value of that fact after all
+    (a GPU the tables do not know, a word after "OS" that names none)."""
+    raw = raw.strip().strip("'\"`*").strip()
+    if key == "nccl":
+        return ".".join(re.findall(r"\d+", raw)) or None
+    if key == "gpu":
+        return _gpu_name(raw)
+    if key == "system.machine":
+        return {"x86-64": "x86_64", "x64": "x86_64", "amd64": "AMD64"}.get(raw.lower(), raw)
+    return raw or None
+
+
+_GPU = re.compile(
+    r"^(?:(?P<count>\d{1,2})\s?x\s?)?(?P<name>(?:nvidia |amd )?(?:geforce |quadro |tesla |radeon )?"
+    r"(?:rtx|gtx|titan|quadro|tesla|a\d{1,3}|h\d{2,3}|l\d{1,2}s?|v100|p100|p40|t4|k80|b200|gb200"
+    r"|rx|mi\d{2,3}|instinct|radeon)\b[\w -]{0,40})$",
+    re.IGNORECASE,
+)
+
+
+def _gpu_name(raw: str) -> Optional[str]:
+    match = _GPU.match(raw.strip())
+    if match is None:
+        return None
+    name = re.sub(r"\s+", " ", match.group("name")).strip()
+    if re.match(r"(?:rtx|gtx) ?\d", name, re.IGNORECASE):  # a GeForce as people shorten it
+        name = "NVIDIA GeForce " + re.sub(r"^(\w{3}) ?", lambda m: m.group(1).upper() + " ", name)
+    elif re.match(r"(?:geforce|quadro|tesla|titan)\b", name, re.IGNORECASE):
+        name = "NVIDIA " + name
+    return name
+
+
+def _where_key(key: str) -> str:
+    return "nvidia.gpus" if key == "gpu" else key
