@@ -19,6 +19,7 @@ from ..rules import DETAILS, RULES, with_details
 from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
+from . import no_wheel
 from .collect_env import read_collect_env
 from .dumps import read_dumps
 from .fragments import read_fragments
@@ -203,6 +204,8 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
     for rule, match in shown:
         case = case_of(rule, reading)
         cause, fix = (case.cause, case.fix) if case else (rule.cause, rule.fix)
+        if rule.id in no_wheel.EXPLAINS:
+            cause, fix = no_wheel.explain(text, reading, tables) or (cause, fix)
         findings.append(
             Finding(
                 MESSAGE.code,
