@@ -141,10 +141,9 @@ _SEP = (
     r"['\"`*_]{0,3}\s{0,2}"
 )
 _LABELS = re.compile(
-    "|".join(
-        rf"(?<![\w./=<>~!-])(?P<f{i}>{fact.aliases})(?![\w-]|\.[A-Za-z_])"
-        for i, fact in enumerate(FACTS)
-    ),
+    r"(?<![\w./=<>~!-])(?=[a-z\u663e])(?:"  # a label starts a word (显卡 included)
+    + "|".join(f"(?P<f{i}>{fact.aliases})" for i, fact in enumerate(FACTS))
+    + r")(?![\w-]|\.[A-Za-z_])",
     re.IGNORECASE,
 )
 _VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
@@ -154,6 +153,14 @@ _VALUE_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:Out\[\d{1,4}\]:\s*|version\s*:\s*)
 _MARKUP = re.compile(r"\*\*|__|`|^\s*(?:[-*+]\s+|#{1,6}\s+|>{1,3}\s*|In \[\d{1,4}\]:\s*)")
 _TABLE_ROW = re.compile(r"^\s*\|([^|]{1,80})\|([^|]{1,120})\|\s*$")
 _YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
+# a word every label has: a line with none of them holds no label (a cheap test before the
+# labels' pattern, which is the reader's cost)
+_WORDS = (
+    "python", "py", "sys", "torch", "cuda", "driver", "nvcc", "cudnn", "nccl", "gpu",
+    "graphics", "video", "device", "os", "operating", "platform", "system", "distro", "arch",
+    "machine", "install", "显卡", "xformers", "flash", "triton", "mmcv", "mmdet", "detectron",
+    "apex", "bitsandbytes", "deepspeed", "vllm",
+)  # fmt: skip
 _REPLACED = re.compile(
     r"\s*(?:Found existing installation|Uninstalling|Successfully uninstalled)\b"
 )
@@ -178,7 +185,8 @@ def read_labelled(text: str, reading: Reading) -> None:
     found: Dict[str, List[Found]] = {}
     lines = [_plain(line) for line in lines_of(text)]
     for number, line in enumerate(lines):
-        if _REPLACED.match(line):
+        low = line.lower()
+        if not any(word in low for word in _WORDS) or _REPLACED.match(line):
             continue  # pip names what it removes: not what is installed
         for key, value, label in _facts_in(line, _next_value_line(lines, number)):
             kept = found.setdefault(key, [])

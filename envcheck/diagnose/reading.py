@@ -8,6 +8,7 @@ sections it actually saw, and never raises on anything else.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, TypeVar
@@ -46,6 +47,7 @@ class Reading:
     where: Dict[str, str] = field(default_factory=dict)  # key fact -> the fragment it came from
 
 
+@functools.lru_cache(maxsize=4)
 def clean(text: str) -> str:
     """Line endings, ANSI colour, markdown fences and quote markers removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
