@@ -417,6 +417,9 @@ def _versions_line(lines: List[str], reading: Reading) -> None:
     torch 2.2.1+cu121``), and xFormers' ``Python 3.10.19 (you have 3.13.9)``. Lines with a
     path are left alone: ``python3.10/site-packages`` is read as a path."""
     for line in lines:
+        low = line.lower()
+        if "python" not in low and "torch" not in low:  # every pattern below needs one
+            continue
         have = _YOU_HAVE_PYTHON.search(line) or _REPL_BANNER.match(line)
         if have:
             set_python(reading, have.group(1), "Python's own line")

@@ -138,6 +138,7 @@ _SEP = (
     r"(?:\s{0,3}(?:version|ver\.?))?"
     r"['\"`*_]{0,3}\s{0,3}"
     r"(?:(?::=|->|=>|[:=|](?!=)|\bis\b|\bwas\b|\bof\b)\s{0,3})?"
+    r"(?:version\s?[:=]\s?)?"  # sdnext's "Python: version=3.11.9"
     r"['\"`*_]{0,3}\s{0,2}"
 )
 _LABELS = re.compile(
@@ -155,12 +156,11 @@ _TABLE_ROW = re.compile(r"^\s*\|([^|]{1,80})\|([^|]{1,120})\|\s*$")
 _YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
 # a word every label has: a line with none of them holds no label (a cheap test before the
 # labels' pattern, which is the reader's cost)
-_WORDS = (
-    "python", "py", "sys", "torch", "cuda", "driver", "nvcc", "cudnn", "nccl", "gpu",
-    "graphics", "video", "device", "os", "operating", "platform", "system", "distro", "arch",
-    "machine", "install", "显卡", "xformers", "flash", "triton", "mmcv", "mmdet", "detectron",
-    "apex", "bitsandbytes", "deepspeed", "vllm",
-)  # fmt: skip
+_WORDS = re.compile(
+    r"python|torch|cuda|driver|nvcc|cudnn|nccl|gpu|graphics|video|device name|\bos\b|operating"
+    r"|platform|system|distro|arch|machine|install|sys\.version|显卡|xformers|flash|triton|mmcv"
+    r"|mmdet|detectron|apex|bitsandbytes|deepspeed|vllm"
+)
 _REPLACED = re.compile(
     r"\s*(?:Found existing installation|Uninstalling|Successfully uninstalled)\b"
 )
@@ -185,8 +185,7 @@ def read_labelled(text: str, reading: Reading) -> None:
     found: Dict[str, List[Found]] = {}
     lines = [_plain(line) for line in lines_of(text)]
     for number, line in enumerate(lines):
-        low = line.lower()
-        if not any(word in low for word in _WORDS) or _REPLACED.match(line):
+        if not _WORDS.search(line.lower()) or _REPLACED.match(line):
             continue  # pip names what it removes: not what is installed
         for key, value, label in _facts_in(line, _next_value_line(lines, number)):
             kept = found.setdefault(key, [])

@@ -34,6 +34,12 @@ _OS_MENTION = re.compile(
     r"|osx\s?\d{2}(?:\.\d{1,2})?|macos\s?\d{2}(?:\.\d{1,2}){0,2})(?![\w.]*\d)",
     re.IGNORECASE,
 )
+# an OS named without its release ("on my MacBook", "(Windows)", "ubuntu"); Apple silicon
+_OS_WORD = re.compile(
+    r"(?<![\w/.-])(windows|macbook|mac|macos|osx|ubuntu|centos|debian|fedora|linux"
+    r"|apple silicon|m[1-5] (?:mac|macbook|chip|pro|max|ultra))(?![\w-])",
+    re.IGNORECASE,
+)
 # paths and tags that only one OS has
 _OS_SIGNS = (
     ("Windows", re.compile(r"(?<![\w])[A-Za-z]:\\|\bWinError\b|\bwin_amd64\b|\.dll\b|\.exe\b")),
@@ -50,14 +56,12 @@ _MANAGER_SIGNS = (
     (
         "uv",
         re.compile(
-            r"\buv (?:pip install|add|sync|lock|run|venv)\b|\u00d7 No solution found|╰─▶ Because"
+            r"\b(?i:uv) (?i:pip install|add|sync|lock|run|venv)\b|\u00d7 No solution found|╰─▶ Because"
         ),
     ),
     (
         "poetry",
-        re.compile(
-            r"\bpoetry (?:add|install|lock|update)\b|SolverProblemError|Poetry\b.{0,40}version solving failed"
-        ),
+        re.compile(r"\b(?i:poetry)\b|SolverProblemError"),
     ),
     ("pdm", re.compile(r"\bpdm (?:add|install|lock)\b")),
     ("pipenv", re.compile(r"\bpipenv (?:install|lock)\b")),
@@ -151,9 +155,10 @@ def _os(text: str, reading: Reading) -> None:
         return
     if families:
         return
-    shown = [family for family, sign in _OS_SIGNS if sign.search(text)]
+    shown = {family for family, sign in _OS_SIGNS if sign.search(text)}
+    shown |= {_family(w.group(1)) for w in _OS_WORD.finditer(text[: 1 << 20])}
     if len(shown) == 1 and not reading.facts.system.os:
-        reading.facts.system.os = shown[0]
+        reading.facts.system.os = next(iter(shown))
         reading.observed.add("system")
         reading.where.setdefault("system.os", f"{WHERE} (its paths)")
 
@@ -162,7 +167,7 @@ def _family(name: str) -> str:
     low = name.lower()
     if low.startswith("win"):
         return "Windows"
-    if low.startswith(("mac", "osx")):
+    if low.startswith(("mac", "osx", "apple", "m1", "m2", "m3", "m4", "m5")):
         return "Darwin"
     return "Linux"
 
