@@ -299,17 +299,60 @@ def figures(judged: Sequence[Judged]) -> Figures:
     )
 
 
+def missed(j: Judged, entry: Dict[str, Any]) -> str:
+    """What envcheck misses of a report, in words ("" when nothing)."""
+    miss = []
+    if not j.read:
+        miss.append("nothing read")
+    if not j.cause:
+        miss.append(f"cause {entry['cause']} not named")
+    elif not j.fix:
+        miss.append("the fix does not say " + " or ".join(map(repr, entry["fix"])))
+    if j.wrong:
+        miss.append("facts read with another value: " + ", ".join(w[0] for w in j.wrong))
+    if j.unread:
+        miss.append("facts not read: " + ", ".join(j.unread))
+    if j.false:
+        miss.append("false alarm: " + ", ".join(j.false))
+    return "; ".join(miss)
+
+
+def update_gaps(folder: Path, judged: Dict[str, Judged]) -> None:
+    """Each judged report's known_gap as it stands now: the strict expected failures."""
+    path = folder / "reports.json"
+    entries = load_reports(folder)
+    for entry in entries:
+        j = judged.get(entry["thread"])
+        if j is None:
+            continue
+        gap = missed(j, entry)
+        if gap:
+            entry["known_gap"] = (
+                entry.get("known_gap") if not in_new_set(entry) and entry.get("known_gap") else gap
+            )
+        else:
+            entry.pop("known_gap", None)
+    path.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=("all", "new", "old"), default="all")
     parser.add_argument("--list", action="store_true", help="each report that misses something")
     parser.add_argument("--folder", type=Path, default=REAL)
+    parser.add_argument(
+        "--update-gaps",
+        action="store_true",
+        help="write each report's known_gap (what is missed) into reports.json, or remove it",
+    )
     args = parser.parse_args(argv)
     entries = load_reports(args.folder)
     if args.set != "all":
         entries = [e for e in entries if in_new_set(e) == (args.set == "new")]
     judged = run(entries, args.folder)
     print("\n".join(figures(judged).lines()))
+    if args.update_gaps:
+        update_gaps(args.folder, {j.thread: j for j in judged})
     if args.list:
         for j in judged:
             if not (j.cause and j.fix) or j.wrong or j.unread or j.false:
