@@ -165,12 +165,9 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
     A message that ``replaces`` another (the path or symbol names the cause: torchvision's
     ``_C.so`` rather than any "undefined symbol") hides it."""
     matched: List[Tuple[MessageRule, re.Match[str]]] = []
-    flat: Optional[str] = None  # the text with every run of white space made one space
+    flat = _WHITE.sub(" ", text)  # a message wrapped across lines by a terminal or an editor
     for rule in tables.messages:
-        match = rule.pattern.search(text)
-        if match is None:  # a message wrapped across lines by a terminal or an issue editor
-            flat = _WHITE.sub(" ", text) if flat is None else flat
-            match = rule.pattern.search(flat)
+        match = _first_wording(rule, text, flat)
         if match:
             matched.append((rule, match))
     hidden = {old for rule, _ in matched for old in rule.replaces}
@@ -194,6 +191,16 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
             )
         )
     return findings
+
+
+def _first_wording(rule: MessageRule, text: str, flat: str) -> Optional[re.Match[str]]:
+    """The match of the family's first wording (in the catalogue's order) that the text
+    holds, or else the text with every run of white space made one space."""
+    for pattern in rule.patterns:
+        match = pattern.search(text) or pattern.search(flat)
+        if match:
+            return match
+    return None
 
 
 def case_of(rule: MessageRule, reading: Reading) -> Optional[MessageCase]:
