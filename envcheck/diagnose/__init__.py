@@ -239,10 +239,13 @@ _TORCH = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]
 
 def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
     """The facts a recognised message carries (its rule's ``extracts``: a fact's name and
-    the pattern's group that holds it), into the reading's Facts: each where it belongs."""
+    the pattern's group that holds it, or a literal value), into the reading's Facts: each
+    where it belongs."""
     groups = match.groupdict()
+    named = {name for pattern in rule.patterns for name in pattern.groupindex}
     for fact, source in rule.extracts.items():
-        raw = groups.get(source, source)
+        # a group of another wording that this one lacks carries nothing; else a literal value
+        raw = groups.get(source) if source in named else source
         if raw is None:
             continue
         _nvidia_fact(fact, raw, reading)

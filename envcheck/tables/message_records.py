@@ -37,13 +37,10 @@ class MessageRule:
     install: bool = False  # installing other torch packages fixes it (the install plan)
     severity: str = "error"  # "warning" for a message that says something may go wrong
     cases: Tuple[MessageCase, ...] = ()  # the first whose conditions hold gives cause and fix
-    patterns: Tuple[re.Pattern[str], ...] = ()  # every wording, ``pattern`` first
-    langs: Tuple[str, ...] = ()  # each wording's language ("en", "zh", "de"), as patterns
+    patterns: Tuple[re.Pattern[str], ...] = ()  # every distinct wording, ``pattern`` first
+    langs: Tuple[str, ...] = ("en",)  # the languages its wordings are in ("en", "zh", "de")
 
     def __post_init__(self) -> None:
         # A rule built with one pattern (tests, older callers) is a family of one wording.
         if not self.patterns:
             object.__setattr__(self, "patterns", (self.pattern,))
-        if len(self.langs) != len(self.patterns):
-            langs = self.langs + ("en",) * (len(self.patterns) - len(self.langs))
-            object.__setattr__(self, "langs", langs[: len(self.patterns)])

@@ -98,8 +98,9 @@ def _message(r: Reader, raw: Any, where: str, ident: str) -> MessageRule:
         install=install,
         severity=severity,
         cases=cases,
-        patterns=(pattern, *more),
-        langs=(lang, *langs),
+        # one pattern may serve several wordings (locales of one alternation): tried once
+        patterns=tuple({p.pattern: p for p in (pattern, *more)}.values()),
+        langs=tuple(dict.fromkeys((lang, *langs))),
     )
 
 
