@@ -43,11 +43,17 @@ DETAILS: Dict[str, str] = {
     "system.machine": "system",  # the OS and its architecture (which wheels exist)
     "nvidia.links": "nvidia",  # the GPUs' PCIe links, ACS, IOMMU (Linux sysfs)
     "nvidia.topology": "nvidia",  # NVML's GPU pairs (path, P2P status) and NVLinks
+    # which build the torch is (CPU, CUDA X, ROCm): a bare "torch 2.1.0" typed in a report
+    # may be PyPI's CUDA wheel, a CPU wheel or a conda build
+    "torch.build": "torch",
 }
 _DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
-    **{c: frozenset({"nvidia.gpus"}) for c in ("TRC001", "TRC002", "TRC004", "GPU005")},
-    **{c: frozenset({"nvidia.gpus"}) for c in ("ARC001", "ARC002", "ARC003", "ARC004")},
-    **{c: frozenset({"nvidia.driver"}) for c in ("DRV001", "DRV002", "DRV006")},
+    **{c: frozenset({"nvidia.gpus", "torch.build"}) for c in ("TRC001", "TRC002", "TRC004")},
+    "GPU005": frozenset({"nvidia.gpus"}),
+    **{c: frozenset({"nvidia.gpus", "torch.build"}) for c in ("ARC001", "ARC002", "ARC004")},
+    "ARC003": frozenset({"nvidia.gpus"}),
+    **{c: frozenset({"nvidia.driver", "torch.build"}) for c in ("DRV001", "DRV002")},
+    "DRV006": frozenset({"nvidia.driver"}),
     **{c: frozenset({"nvidia.driver", "nvidia.gpus"}) for c in ("DRV003", "DRV005")},
     **{c: frozenset({"system.machine"}) for c in ("PY002", "PY003")},
     **{c: frozenset({"nvidia.gpus", "nvidia.links"}) for c in ("LNK001", "LNK002", "LNK003")},

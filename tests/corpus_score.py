@@ -158,10 +158,27 @@ def _words(text: str) -> List[str]:
     return [w for w in re.findall(r"[a-z]+|\d+(?:\.\d+)*", str(text).lower()) if w]
 
 
+_OS_WORDS = {
+    "osx": "macos",
+    "mac": "macos",
+    "darwin": "macos",
+    "window": "windows",
+    "win": "windows",
+}
+
+
+def _os_words(text: str) -> List[str]:
+    """An OS's words in one spelling: "osx 14.5" and "macOS 14.5", "window10" and "Windows 10"."""
+    spaced = re.sub(r"(?<=[a-z])(?=\d)", " ", str(text).lower()).replace("mac os", "macos")
+    return [_OS_WORDS.get(w, w) for w in _words(spaced)]
+
+
 def matches(path: str, label: Any, got: Any) -> bool:
     if got is None:
         return False
-    if path in ("gpu0", "gpus"):
+    if path == "gpus":
+        return str(label) == str(got)
+    if path == "gpu0":
         return bool(label == got)
     if path == "cudnn":
         a, b = _cudnn_parts(label), _cudnn_parts(got)
@@ -172,7 +189,7 @@ def matches(path: str, label: Any, got: Any) -> bool:
         b = " ".join(w for w in _words(got) if w not in ("nvidia", "geforce"))
         return bool(a) and (a in b or b in a)
     if path == "os.name":
-        a, b = set(_words(label)), set(_words(got))
+        a, b = set(_os_words(label)), set(_os_words(got))
         return bool(a) and (a <= b or b <= a)
     if path in ("system.os", "package_manager"):
         return str(label).lower() == str(got).lower()

@@ -224,7 +224,7 @@ def test_each_key_fact_says_where_it_was_read() -> None:
     assert where["torch.version"] == where["python.version"] == "collect_env"
     assert where["nvidia.driver_version"] == "nvidia-smi table"
     assert where["toolkit.nvcc_version"] == "nvcc -V"
-    assert where["nvidia.gpus"] == "message capability-not-compatible"
+    assert where["nvidia.gpus"] == "mentions"  # the GPU the error names, read as a mention
 
 
 def test_proc_driver_nvidia_version() -> None:

@@ -71,6 +71,21 @@ def _releases_for(facts: Facts, tables: Tables, py: Version, platform: Platform)
     """PY003 when no release has wheels for this Python here, PY002 when only older ones do."""
     usable = [r for r in tables.releases if r.supports_python(py) and str(platform) in r.platforms]
     newest = tables.newest_release
+    oldest = tables.releases[0]
+    if not usable and py < oldest.python_min:  # older than the tables: older torch had wheels
+        return [
+            RULES["PY002"](
+                f"The newest torch for Python {py.major}.{py.minor} on {platform} is older than "
+                f"{oldest.minor}, the oldest release the tables know",
+                [
+                    f"torch {oldest.minor} needs Python {oldest.python_min} or newer",
+                    f"Python {py}, {platform}",
+                ],
+                "Releases before the tables may have wheels for it; which is not known here. "
+                + _python_advice(tables, platform),
+                severity="info" if facts.torch.installed else "warning",
+            )
+        ]
     if not usable:
         return [
             RULES["PY003"](

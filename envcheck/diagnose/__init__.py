@@ -24,6 +24,7 @@ from .dumps import read_dumps
 from .fragments import read_fragments
 from .json_report import read_json
 from .labelled import read_labelled
+from .mentions import read_mentions
 from .nvidia_smi import read_nvidia_smi
 from .reading import Reading, clean, cuda_of_local
 
@@ -43,6 +44,7 @@ DETAIL_LABELS = {
     "system.machine": "the machine's architecture (x86_64, aarch64)",
     "nvidia.links": "the GPUs' PCIe links (envcheck probe on the machine)",
     "nvidia.topology": "the GPUs' topology and P2P status (nvidia-smi topo -m)",
+    "torch.build": "which torch build is installed (collect_env, or torch.version.cuda)",
 }
 KEY_FACTS = [
     ("torch", "torch version and build"),
@@ -112,6 +114,7 @@ def read_text(text: str, tables: Tables) -> Reading:
         read_fragments,  # nvcc -V, package lists, torch's print, uname, sw_vers
         read_dumps,  # detectron2/mmcv, transformers/Lightning, paths, pip's list, typed lines
         read_labelled,  # what reporters type: templates, label lines, sentences, JSON keys
+        read_mentions,  # a GPU or OS named once, paths, pip's own words, a library's banner
     ):
         before, pieces = key_facts(facts), len(reading.pieces)
         reader(text, reading)
@@ -156,8 +159,25 @@ def unstated(reading: Reading) -> List[str]:
         "nvidia.gpus": bool(f.nvidia.gpus),
         "nvidia.links": any(g.pcie is not None for g in f.nvidia.gpus),
         "nvidia.topology": bool(f.nvidia.pairs) or any(g.nvlinks for g in f.nvidia.gpus),
+        "torch.build": _build_known(reading),
     }
     return sorted(d for d, ok in known.items() if not ok and d not in reading.stated)
+
+
+def _build_known(reading: Reading) -> bool:
+    """Whether the text says which build its torch is: a local label (+cu121, +cpu), the CUDA
+    it was built with, a ROCm version, or collect_env (whose "None" means a CPU build)."""
+    t = reading.facts.torch
+    if t.version is None:
+        return True  # no torch: nothing to tell
+    return bool(
+        "+" in t.version
+        or t.cuda
+        or t.hip
+        or t.conda_packages
+        or "collect_env" in reading.pieces
+        or reading.facts.torch_runtime.status is not RuntimeStatus.SKIPPED
+    )
 
 
 def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]:

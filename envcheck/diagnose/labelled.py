@@ -62,9 +62,9 @@ COMPANIONS = (
 FACTS: Tuple[Fact, ...] = (
     Fact(
         "python.version",
-        r"python(?:[ _](?:full[ _])?version)?|python_full_version|py(?:thon)?\s?ver(?:sion)?"
+        r"python(?:[ _](?:full[ _])?versions?)?|python_full_version|py(?:thon)?\s?ver(?:sion)?"
         r"|sys\.version|platform\.python_version\(\)",
-        r"(?:python\s?)?(3\.\d{1,2}(?:\.\d{1,2})?|2\.7(?:\.\d{1,2})?)(?!\d|\.\d)",
+        r"(?:python\s?)?(3\.\d{1,2}(?:\.\d{1,2}(?:rc\d|a\d|b\d)?)?|2\.7(?:\.\d{1,2})?)(?!\d|\.\d)",
     ),
     Fact(
         "torch.version",
@@ -79,7 +79,8 @@ FACTS: Tuple[Fact, ...] = (
     Fact(
         "torch.cuda",
         r"cuda used to build pytorch|torch\.version\.cuda"
-        r"|pytorch cuda(?: version)?|torch cuda(?: version)?|cudatoolkit",
+        r"|pytorch cuda(?: version)?|torch cuda(?: version)?|cudatoolkit|pytorch-cuda"
+        r"|pytorch has cuda(?: version)?",
         r"(?:cuda\s?)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
     ),
     Fact(
@@ -110,7 +111,7 @@ FACTS: Tuple[Fact, ...] = (
     Fact(
         "gpu",
         r"gpus?(?: models?(?: and configuration)?| name| type| model)?|graphics card|video card"
-        r"|device name|gpu_name|torch\.cuda\.get_device_name\(\d?\)",
+        r"|device name|gpu_name|torch\.cuda\.get_device_name\(\d?\)|显卡",
         r"((?:\d{1,2}\s?x\s?)?(?:nvidia |amd )?[A-Za-z][\w -]{1,60}?)(?=\s*(?:$|[,;(|]| with | and ))",
     ),
     Fact(
@@ -153,6 +154,9 @@ _VALUE_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:Out\[\d{1,4}\]:\s*|version\s*:\s*)
 _MARKUP = re.compile(r"\*\*|__|`|^\s*(?:[-*+]\s+|#{1,6}\s+|>{1,3}\s*|In \[\d{1,4}\]:\s*)")
 _TABLE_ROW = re.compile(r"^\s*\|([^|]{1,80})\|([^|]{1,120})\|\s*$")
 _YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
+_REPLACED = re.compile(
+    r"\s*(?:Found existing installation|Uninstalling|Successfully uninstalled)\b"
+)
 _REQUIREMENT = re.compile(r"\s{0,2}(?:[=<>~!]=|[<>])")
 
 
@@ -174,6 +178,8 @@ def read_labelled(text: str, reading: Reading) -> None:
     found: Dict[str, List[Found]] = {}
     lines = [_plain(line) for line in lines_of(text)]
     for number, line in enumerate(lines):
+        if _REPLACED.match(line):
+            continue  # pip names what it removes: not what is installed
         for key, value, label in _facts_in(line, _next_value_line(lines, number)):
             kept = found.setdefault(key, [])
             if len(kept) < MAX_FINDS:
@@ -282,7 +288,7 @@ def _normal(key: str, raw: str) -> Optional[str]:
     if key == "nccl":
         return ".".join(re.findall(r"\d+", raw)) or None
     if key == "gpu":
-        return _gpu_name(raw)
+        return gpu_name(raw)
     if key == "system.machine":
         return {"x86-64": "x86_64", "x64": "x86_64", "amd64": "AMD64"}.get(raw.lower(), raw)
     return raw or None
@@ -296,8 +302,16 @@ _GPU = re.compile(
 )
 
 
-def _gpu_name(raw: str) -> Optional[str]:
-    match = _GPU.match(raw.strip())
+def gpu_name(raw: str) -> Optional[str]:
+    """A GPU model as NVML names it, from the way people write it ("RTX 3090", "3060ti" under
+    a GPU label, "Tesla M40"); None for words that name no GPU."""
+    raw = raw.strip()
+    bare = re.fullmatch(r"(\d{4})\s?(ti|super)?", raw, re.IGNORECASE)
+    if bare:  # "Video card: 3060ti"
+        raw = f"RTX {bare.group(1)}" + (
+            f" {bare.group(2).upper().replace('TI', 'Ti')}" if bare.group(2) else ""
+        )
+    match = _GPU.match(raw)
     if match is None:
         return None
     name = re.sub(r"\s+", " ", match.group("name")).strip()

@@ -1,0 +1,215 @@
+"""Facts a report shows without a label: a GPU or an OS named in a sentence, the paths and
+wheel tags that give the OS away, the package manager whose command or error is pasted,
+pip's own words about what is installed, and a library's banner.
+
+Each kind of mention is taken only when the text mentions one value of it ("an RTX 2080 Ti"
+in one sentence and "my old GTX 1060" in the next name no GPU: the reader never chooses),
+and always after the readers of tools' output and of labelled facts, so it never overrides
+what they read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Set
+
+from ..facts import GpuFacts, PackageFacts
+from .into_facts import put
+from .labelled import gpu_name
+from .reading import Reading, lines_of
+
+WHERE = "mentions"
+
+_GPU_MENTION = re.compile(
+    r"(?<![\w-])(?:(\d{1,2})\s?(?:x\s?)?)?"  # "4 A100", "2x RTX 4090"
+    r"((?:NVIDIA\s+)?(?:(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?Ti|\s?SUPER)?"
+    r"|Tesla\s+[KMPVTA]\d{1,3}[a-zA-Z]?|TITAN\s(?:Xp|X|V|RTX)"
+    r"|A100|H100|H200|V100|A10G|L40S|A6000|A40|A30|L4|T4|P100|P40|K80)"
+    r"(?:\s(?:Laptop|Mobile)(?:\sGPU)?)?)(?![\w-])",
+    re.IGNORECASE,
+)
+_OS_MENTION = re.compile(
+    r"(?<![\w/.-])(ubuntu\s?\d{2}(?:\.\d{2})?|debian\s?\d{1,2}|centos\s?\d|fedora\s?\d{2}"
+    r"|windows?\s?(?:10|11|7|8\.1)|win\s?(?:10|11)|mac\s?os\s?x?\s?\d{2}(?:\.\d{1,2}){0,2}"
+    r"|osx\s?\d{2}(?:\.\d{1,2})?|macos\s?\d{2}(?:\.\d{1,2}){0,2})(?![\w.]*\d)",
+    re.IGNORECASE,
+)
+# paths and tags that only one OS has
+_OS_SIGNS = (
+    ("Windows", re.compile(r"(?<![\w])[A-Za-z]:\\|\bWinError\b|\bwin_amd64\b|\.dll\b|\.exe\b")),
+    ("Darwin", re.compile(r"/Users/\w|\bmacosx_\d|/opt/homebrew/|\.dylib\b|/Library/Frameworks/")),
+    (
+        "Linux",
+        re.compile(
+            r"(?<![\w.])/home/\w|/usr/(?:local/)?lib/|\bmanylinux|linux-gnu\b|/opt/conda/|\.so(?:\.\d+)*\b"
+            r"|/dev/shm\b|\bapt(?:-get)? install\b"
+        ),
+    ),
+)
+_MANAGER_SIGNS = (
+    (
+        "uv",
+        re.compile(
+            r"\buv (?:pip install|add|sync|lock|run|venv)\b|\u00d7 No solution found|╰─▶ Because"
+        ),
+    ),
+    (
+        "poetry",
+        re.compile(
+            r"\bpoetry (?:add|install|lock|update)\b|SolverProblemError|Poetry\b.{0,40}version solving failed"
+        ),
+    ),
+    ("pdm", re.compile(r"\bpdm (?:add|install|lock)\b")),
+    ("pipenv", re.compile(r"\bpipenv (?:install|lock)\b")),
+    ("mamba", re.compile(r"\b(?:micro)?mamba (?:install|create|env)\b|LibMambaUnsatisfiableError")),
+    (
+        "conda",
+        re.compile(
+            r"\bconda (?:install|create|env (?:create|update))\b|PackagesNotFoundError"
+            r"|UnsatisfiableError|Solving environment: failed"
+        ),
+    ),
+    (
+        "pip",
+        re.compile(
+            r"(?<!uv )\bpip3? install\b|-m pip install\b|ERROR: (?:Could not find a version|No matching distribution)"
+            r"|Successfully installed |Requirement already satisfied"
+        ),
+    ),
+)
+_ALREADY = re.compile(
+    r"Requirement already satisfied: ([A-Za-z][\w.-]{0,40}) in \S{1,300}(?: \(from [^)\n]{1,200}\))?"
+    r" \((\d{1,3}\.\d{1,4}(?:\.\d{1,4})?(?:[a-z]+\d*)?(?:\+[\w.]{1,20})?)\)"
+)
+_INSTALLED = re.compile(
+    r"Successfully installed[\s*]{1,4}((?:[A-Za-z][\w.-]{0,60}-\d[\w.+]{0,30}[\s*]{0,4}){1,80})"
+)
+_BANNER = re.compile(  # Ultralytics: "Ultralytics YOLOv8.0.53 Python-3.9.1 torch-1.8.1+cu111 CUDA:0 (NVIDIA GeForce RTX 3070, 8192MiB)"
+    r"Python-(3\.\d{1,2}\.\d{1,2}) torch-(\d{1,2}\.\d{1,2}\.\d{1,2}(?:\+\w{1,12})?)"
+    r"(?: CUDA:\d{1,2} \(([^,()\n]{2,60}), \d{1,7}MiB\))?"
+)
+_WATCHED = ("torch", "torchvision", "torchaudio", "xformers", "triton", "flash-attn", "flash_attn")
+
+
+def read_mentions(text: str, reading: Reading) -> None:
+    """The facts the text mentions once, into the reading where nothing else put them."""
+    lines = lines_of(text)
+    before = len(reading.where)
+    _pip_words(lines, reading)
+    _banner(lines, reading)
+    counts: List[int] = []
+    _one(reading, "gpu", _gpus(text, counts))
+    gpus = reading.facts.nvidia.gpus
+    if len(set(counts)) == 1 and len(gpus) == 1 and reading.where.get("nvidia.gpus") == WHERE:
+        gpus.extend(GpuFacts(index=i, name=gpus[0].name) for i in range(1, counts[0]))
+    _os(text, reading)
+    managers = {name for name, sign in _MANAGER_SIGNS if sign.search(text)}
+    if len(managers) == 1 or (managers == {"pip", "conda"} and "conda" in _failing(text)):
+        stated = reading.extra.setdefault("stated", {})
+        stated.setdefault("package_manager", next(iter(managers - {"pip"} or managers)))
+    if len(reading.where) > before and WHERE not in reading.pieces:
+        reading.pieces.append(WHERE)
+
+
+def _failing(text: str) -> Set[str]:
+    """The managers whose own failure the text shows."""
+    out = set()
+    if re.search(r"PackagesNotFoundError|UnsatisfiableError|Solving environment: failed", text):
+        out.add("conda")
+    return out
+
+
+def _one(reading: Reading, key: str, values: List[str]) -> None:
+    distinct: List[str] = []
+    for value in values:
+        if not any(value.lower() == d.lower() for d in distinct):
+            distinct.append(value)
+    if len(distinct) == 1 and put(key, distinct[0], reading):
+        reading.where.setdefault("nvidia.gpus" if key == "gpu" else key, WHERE)
+
+
+def _gpus(text: str, counts: List[int]) -> List[str]:
+    found = []
+    for match in _GPU_MENTION.finditer(text[: 1 << 20]):
+        name = gpu_name(re.sub(r"\s+", " ", match.group(2)))
+        if name:
+            found.append(name)
+            if match.group(1) and 1 < int(match.group(1)) <= 16:  # "4 A100 GPUs", "2x RTX 4090"
+                counts.append(int(match.group(1)))
+        if len(found) > 50:
+            break
+    return found
+
+
+def _os(text: str, reading: Reading) -> None:
+    """An OS named with its release ("on Windows 10", "ubuntu 18.04"), else the OS that the
+    paths and tags show, when only one OS is named or shown."""
+    named = [m.group(1) for m in _OS_MENTION.finditer(text[: 1 << 20])][:50]
+    families = {_family(n) for n in named}
+    if len(families) == 1:
+        _one(reading, "system.os", [_spelled(n) for n in named][:1])
+        return
+    if families:
+        return
+    shown = [family for family, sign in _OS_SIGNS if sign.search(text)]
+    if len(shown) == 1 and not reading.facts.system.os:
+        reading.facts.system.os = shown[0]
+        reading.observed.add("system")
+        reading.where.setdefault("system.os", f"{WHERE} (its paths)")
+
+
+def _family(name: str) -> str:
+    low = name.lower()
+    if low.startswith("win"):
+        return "Windows"
+    if low.startswith(("mac", "osx")):
+        return "Darwin"
+    return "Linux"
+
+
+def _spelled(name: str) -> str:
+    """ "window10" -> "Windows 10", "osx 14.5" -> "macOS 14.5"."""
+    release = re.search(r"\d{1,2}(?:\.\d{1,2}){0,2}", name)
+    number = release.group(0) if release else ""
+    family = _family(name)
+    if family == "Windows":
+        return f"Windows {number}".strip()
+    if family == "Darwin":
+        return f"macOS {number}".strip()
+    word = re.match(r"[A-Za-z]+", name)
+    return f"{(word.group(0) if word else name).capitalize()} {number}".strip()
+
+
+def _pip_words(lines: List[str], reading: Reading) -> None:
+    """What pip says is installed: "Requirement already satisfied: torch in ... (2.0.1)",
+    "Successfully installed torch-2.1.2 ..." (the last install wins: it is what is there)."""
+    versions: Dict[str, str] = {}
+    for line in lines:
+        have = _ALREADY.search(line)
+        if have:
+            versions[have.group(1).lower().replace("_", "-")] = have.group(2)
+        done = _INSTALLED.search(line)
+        if done:
+            for item in done.group(1).replace("*", " ").split():
+                name, _, version = item.rpartition("-")
+                if name and re.match(r"\d", version):
+                    versions[name.lower().replace("_", "-")] = version
+    for name, version in versions.items():
+        if name == "torch":
+            if put("torch.version", version, reading):
+                reading.where.setdefault("torch.version", "pip's own words")
+        elif name in _WATCHED:
+            t = reading.facts.torch
+            if not any(p.name.replace("_", "-") == name for p in t.companions):
+                t.companions.append(PackageFacts(name, version))
+
+
+def _banner(lines: List[str], reading: Reading) -> None:
+    """A library's banner (Ultralytics'), when the text shows one machine's."""
+    banners = {m.group(0): m for m in (_BANNER.search(line) for line in lines) if m}
+    for match in list(banners.values())[:1] if len(banners) == 1 else []:
+        put("python.version", match.group(1), reading)
+        put("torch.version", match.group(2), reading)
+        if match.group(3):
+            put("gpu", match.group(3), reading)
+        reading.where.setdefault("torch.version", "a library's banner")
