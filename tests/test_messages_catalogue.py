@@ -1,20 +1,28 @@
 """compat_tables/messages.json: every message is recognised in its real instances, as itself
 (not hidden by a message that replaces it), carries the facts it says it does, and is sourced
-from public threads or documents, none of them held out for evaluation."""
+from public threads or documents, none of them held out for evaluation. A message is a family
+of wordings (other libraries, other versions, translated locales): each wording is a pattern
+with a real example it matches and the public thread it was seen in."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from envcheck.diagnose import explain
+from envcheck.diagnose import explain, match_messages
+from envcheck.diagnose.reading import Reading
+from envcheck.facts import Facts
 from envcheck.rules import RULES
 from envcheck.tables import load_tables
 from envcheck.values import Arch
 
 TABLES = load_tables()  # the shipped catalogue, not the frozen test tables
+CATALOGUE = Path(__file__).resolve().parents[1] / "compat_tables" / "messages.json"
+RAW = json.loads(CATALOGUE.read_text(encoding="utf-8"))["messages"]  # the wordings as written
 
 HELD_OUT = Path(__file__).resolve().parents[2] / "shared" / "reference" / "held-out-threads.txt"
 THREAD = re.compile(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)$")
@@ -38,6 +46,56 @@ def test_each_example_is_recognised_as_its_message(rule) -> None:
         assert rule.id in names or hidden_by, (rule.id, names)
 
 
+@pytest.mark.parametrize("raw", [m for m in RAW if m.get("wordings")], ids=lambda m: m["id"])
+def test_each_wording_matches_its_example_and_cites_a_thread(raw) -> None:
+    for wording in raw["wordings"]:
+        pattern, example = re.compile(wording["pattern"]), wording["example"]
+        assert pattern.search(example) or pattern.search(re.sub(r"\s+", " ", example)), example
+        assert example in raw["examples"], example  # so it is recognised as this family, too
+        assert THREAD.match(wording["source"]), wording["source"]
+        assert wording["source"] in raw["sources"], wording["source"]
+
+
+def test_a_family_carries_every_wording_and_its_languages() -> None:
+    by_id = {m.id: m for m in TABLES.messages}
+    for raw in RAW:
+        rule = by_id[raw["id"]]
+        written = [raw["pattern"], *(w["pattern"] for w in raw.get("wordings", []))]
+        assert [p.pattern for p in rule.patterns] == list(dict.fromkeys(written))
+        assert rule.pattern is rule.patterns[0]
+        langs = [raw.get("lang", "en"), *(w["lang"] for w in raw.get("wordings", []))]
+        assert rule.langs == tuple(dict.fromkeys(langs))
+    assert {"zh", "ru"} <= {lang for m in TABLES.messages for lang in m.langs}
+
+
+def test_a_translated_wording_is_the_same_family() -> None:
+    english = (
+        "ImportError: DLL load failed while importing _C: The specified module could not be found."
+    )
+    german = "ImportError: DLL load failed while importing _C: Das angegebene Modul wurde nicht gefunden."
+    for text in (english, german):
+        assert "windows-dll-load-failed" in [f.name for f in explain(text, TABLES).findings]
+
+
+def test_a_wording_without_a_group_carries_no_fact() -> None:
+    """A fact's group that only another wording has carries nothing (not its name as a
+    literal value); a literal value is carried by every wording."""
+    rule = dataclasses.replace(
+        TABLES.messages[0],
+        pattern=re.compile(r"needs torch (?P<tv>\d\.\d)"),
+        patterns=(re.compile(r"needs torch (?P<tv>\d\.\d)"), re.compile(r"braucht torch")),
+        extracts={"torch_version": "tv", "os": "Linux"},
+        replaces=(),
+        cases=(),
+    )
+    tables = dataclasses.replace(TABLES, messages=(rule,))
+    for text, version in (("needs torch 2.1", "2.1"), ("braucht torch", None)):
+        reading = Reading(facts=Facts(source="message"))
+        assert [f.name for f in match_messages(text, tables, reading)] == [rule.id]
+        assert reading.facts.torch.version == version
+        assert reading.facts.system.os == "Linux"
+
+
 # A pattern whose match may start with a repeated class (`[\w.-]{1,160}\.whl`) is tried for
 # up to that many characters at every position of the text: 280 searches of a pasted 600 kB
 # line took 5 s. A lookbehind that the start must follow (`(?<![\w.-])`) makes it linear.
@@ -48,9 +106,10 @@ _LEADING_REPEAT = re.compile(
 
 @pytest.mark.parametrize("rule", TABLES.messages, ids=lambda m: m.id)
 def test_no_pattern_starts_with_an_unanchored_repeat(rule) -> None:
-    source = rule.pattern.pattern
-    for branch in top_level_branches(source) if not source.startswith("(?<") else []:
-        assert not _LEADING_REPEAT.match(branch), (rule.id, branch[:60])
+    for pattern in rule.patterns:  # every wording of the family
+        source = pattern.pattern
+        for branch in top_level_branches(source) if not source.startswith("(?<") else []:
+            assert not _LEADING_REPEAT.match(branch), (rule.id, branch[:60])
 
 
 def top_level_branches(source: str) -> list:
@@ -99,11 +158,11 @@ def test_no_held_out_thread_is_a_source() -> None:
         pytest.skip("the held-out list is not beside this checkout")
     held = {line.strip() for line in HELD_OUT.read_text().splitlines() if "#" in line[1:]}
     cited = set()
-    for rule in TABLES.messages:
-        for source in rule.sources:
-            match = THREAD.match(source)
-            if match:
-                cited.add(f"{match.group(1)}#{match.group(2)}")
+    wordings = [w["source"] for m in RAW for w in m.get("wordings", [])]
+    for source in [s for rule in TABLES.messages for s in rule.sources] + wordings:
+        match = THREAD.match(source)
+        if match:
+            cited.add(f"{match.group(1)}#{match.group(2)}")
     assert cited, "no message cites a public thread"
     assert not cited & held, sorted(cited & held)
 

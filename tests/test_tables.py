@@ -225,6 +225,32 @@ def broken_copy(tmp_path: Path, name: str, mutate) -> Path:
             lambda d: d["messages"][1].update(extracts={"gpu_count": "sm"}),
             r"'gpu_count' is not one of",
         ),
+        (
+            "messages",
+            lambda d: d["messages"][0].update(
+                wordings=[{"pattern": "(x", "lang": "de", "example": "x", "source": "https://a/b"}]
+            ),
+            r"messages\[0\] \(no-kernel-image\).wordings\[0\].pattern: not a regular expression",
+        ),
+        (
+            "messages",
+            lambda d: d["messages"][0].update(
+                wordings=[{"pattern": "x", "lang": "German", "example": "x", "source": "https://a"}]
+            ),
+            r"wordings\[0\].lang: 'German' is not a language code",
+        ),
+        (
+            "messages",
+            lambda d: d["messages"][0].update(wordings=[{"pattern": "x", "lang": "de"}]),
+            r"wordings\[0\]: missing field 'example'",
+        ),
+        (
+            "messages",
+            lambda d: d["messages"][0].update(
+                wordings=[{"pattern": "x", "lang": "de", "example": "x", "source": "nowhere"}]
+            ),
+            r"wordings\[0\].source: 'nowhere' is neither a known key nor a reference",
+        ),
     ],
 )
 def test_broken_tables_name_file_record_and_field(tmp_path, name, mutate, message) -> None:

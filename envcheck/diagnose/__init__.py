@@ -186,12 +186,9 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
     A message that ``replaces`` another (the path or symbol names the cause: torchvision's
     ``_C.so`` rather than any "undefined symbol") hides it."""
     matched: List[Tuple[MessageRule, re.Match[str]]] = []
-    flat: Optional[str] = None  # the text with every run of white space made one space
+    flat = _WHITE.sub(" ", text)  # a message wrapped across lines by a terminal or an editor
     for rule in tables.messages:
-        match = rule.pattern.search(text)
-        if match is None:  # a message wrapped across lines by a terminal or an issue editor
-            flat = _WHITE.sub(" ", text) if flat is None else flat
-            match = rule.pattern.search(flat)
+        match = _first_wording(rule, text, flat)
         if match:
             matched.append((rule, match))
     hidden = {old for rule, _ in matched for old in rule.replaces}
@@ -217,6 +214,16 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
             )
         )
     return findings
+
+
+def _first_wording(rule: MessageRule, text: str, flat: str) -> Optional[re.Match[str]]:
+    """The match of the family's first wording (in the catalogue's order) that the text
+    holds, or else the text with every run of white space made one space."""
+    for pattern in rule.patterns:
+        match = pattern.search(text) or pattern.search(flat)
+        if match:
+            return match
+    return None
 
 
 def case_of(rule: MessageRule, reading: Reading) -> Optional[MessageCase]:
@@ -255,10 +262,13 @@ _TORCH = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]
 
 def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:
     """The facts a recognised message carries (its rule's ``extracts``: a fact's name and
-    the pattern's group that holds it), into the reading's Facts: each where it belongs."""
+    the pattern's group that holds it, or a literal value), into the reading's Facts: each
+    where it belongs."""
     groups = match.groupdict()
+    named = {name for pattern in rule.patterns for name in pattern.groupindex}
     for fact, source in rule.extracts.items():
-        raw = groups.get(source, source)
+        # a group of another wording that this one lacks carries nothing; else a literal value
+        raw = groups.get(source) if source in named else source
         if raw is None:
             continue
         _nvidia_fact(fact, raw, reading)

@@ -20,10 +20,12 @@ class MessageCase:
 
 @dataclass(frozen=True)
 class MessageRule:
-    """A message users paste: its pattern, meaning, fix, and the facts it carries."""
+    """A family of messages users paste: one cause and one fix met in several wordings (other
+    libraries, other versions of the message, locales where the OS translates it); its
+    patterns, meaning, fix, and the facts it carries."""
 
     id: str
-    pattern: re.Pattern[str]
+    pattern: re.Pattern[str]  # the first wording (``patterns[0]``)
     title: str
     cause: str
     fix: str
@@ -35,3 +37,10 @@ class MessageRule:
     install: bool = False  # installing other torch packages fixes it (the install plan)
     severity: str = "error"  # "warning" for a message that says something may go wrong
     cases: Tuple[MessageCase, ...] = ()  # the first whose conditions hold gives cause and fix
+    patterns: Tuple[re.Pattern[str], ...] = ()  # every distinct wording, ``pattern`` first
+    langs: Tuple[str, ...] = ("en",)  # the languages its wordings are in ("en", "zh", "de")
+
+    def __post_init__(self) -> None:
+        # A rule built with one pattern (tests, older callers) is a family of one wording.
+        if not self.patterns:
+            object.__setattr__(self, "patterns", (self.pattern,))

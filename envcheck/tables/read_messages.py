@@ -65,7 +65,9 @@ def read_messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
 
 
 def _message(r: Reader, raw: Any, where: str, ident: str) -> MessageRule:
-    pattern = _pattern(r, r.get(raw, "pattern", where, str), where)
+    pattern = _pattern(r, r.get(raw, "pattern", where, str), f"{where}.pattern")
+    lang = r.get(raw, "lang", where, str, optional=True) or "en"
+    more, langs = _wordings(r, raw, where)
     extracts = r.strings(r.get(raw, "extracts", where, dict), f"{where}.extracts")
     for fact in extracts:
         if fact not in MESSAGE_FACTS:
@@ -96,16 +98,40 @@ def _message(r: Reader, raw: Any, where: str, ident: str) -> MessageRule:
         install=install,
         severity=severity,
         cases=cases,
+        # one pattern may serve several wordings (locales of one alternation): tried once
+        patterns=tuple({p.pattern: p for p in (pattern, *more)}.values()),
+        langs=tuple(dict.fromkeys((lang, *langs))),
     )
+
+
+def _wordings(r: Reader, raw: Any, where: str) -> Tuple[Tuple[Pattern[str], ...], Tuple[str, ...]]:
+    """The family's other wordings (another library's, an older version's, a translated
+    locale's): each a pattern, its language, a real example and the thread it was seen in."""
+    patterns, langs = [], []
+    for j, wording in enumerate(r.get(raw, "wordings", where, list, optional=True) or []):
+        at = f"{where}.wordings[{j}]"
+        patterns.append(_pattern(r, r.get(wording, "pattern", at, str), f"{at}.pattern"))
+        lang = r.get(wording, "lang", at, str)
+        if not _LANG.fullmatch(lang):
+            raise r.fail(f"{at}.lang", f"{lang!r} is not a language code (en, zh, de, pt-BR)")
+        langs.append(lang)
+        r.get(wording, "example", at, str)
+        source = r.get(wording, "source", at, str)
+        if source not in r.sources and "://" not in source:
+            raise r.fail(f"{at}.source", f"{source!r} is neither a known key nor a reference")
+    return tuple(patterns), tuple(langs)
+
+
+_LANG = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 
 
 def _pattern(r: Reader, text: str, where: str) -> Pattern[str]:
     try:
         return re.compile(text)
     except (re.error, OverflowError) as exc:
-        raise r.fail(f"{where}.pattern", f"not a regular expression: {exc}") from None
+        raise r.fail(where, f"not a regular expression: {exc}") from None
     except RecursionError:
-        raise r.fail(f"{where}.pattern", "not a regular expression: nested too deeply") from None
+        raise r.fail(where, "not a regular expression: nested too deeply") from None
 
 
 def _cases(r: Reader, raw: Any, where: str) -> Tuple[MessageCase, ...]:
