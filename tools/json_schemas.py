@@ -290,6 +290,8 @@ def report_schema() -> Dict[str, Any]:
         "errors": STRINGS,
         "command_needs": STRINGS,
         "read_from": {"type": "object", "additionalProperties": STR},
+        # facts Facts has no field for: cudnn (as written), package_manager
+        "stated": {"type": "object", "additionalProperties": STR},
         "not_judged": STRINGS,
         "notes": STRINGS,
         "messages": STRINGS,
@@ -303,6 +305,7 @@ def report_schema() -> Dict[str, Any]:
         "errors",
         "command_needs",
         "read_from",
+        "stated",
         "not_judged",
         "notes",
         "messages",
