@@ -54,6 +54,7 @@ _DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
     "ARC003": frozenset({"nvidia.gpus"}),
     **{c: frozenset({"nvidia.driver", "torch.build"}) for c in ("DRV001", "DRV002")},
     "DRV006": frozenset({"nvidia.driver"}),
+    "PKG002": frozenset({"torch.build"}),  # a companion's build against torch's
     **{c: frozenset({"nvidia.driver", "nvidia.gpus"}) for c in ("DRV003", "DRV005")},
     **{c: frozenset({"system.machine"}) for c in ("PY002", "PY003")},
     **{c: frozenset({"nvidia.gpus", "nvidia.links"}) for c in ("LNK001", "LNK002", "LNK003")},

@@ -236,6 +236,8 @@ def case_of(rule: MessageRule, reading: Reading) -> Optional[MessageCase]:
     def holds(name: str, want: str) -> bool:
         if name == "os":
             return f.system.os == want
+        if name == "wsl":
+            return f.system.wsl is not None or bool(reading.extra.get("wsl"))
         if name == "driver":
             stated = bool(f.nvidia.driver_version or f.nvidia.cuda_driver_version)
             return stated if want == "stated" else not stated and "nvidia.driver" in reading.stated

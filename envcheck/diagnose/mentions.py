@@ -40,6 +40,7 @@ _OS_WORD = re.compile(
     r"|apple silicon|m[1-5] (?:mac|macbook|chip|pro|max|ultra))(?![\w-])",
     re.IGNORECASE,
 )
+_WSL = re.compile(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
 # paths and tags that only one OS has
 _OS_SIGNS = (
     ("Windows", re.compile(r"(?<![\w])[A-Za-z]:\\|\bWinError\b|\bwin_amd64\b|\.dll\b|\.exe\b")),
@@ -107,6 +108,8 @@ def read_mentions(text: str, reading: Reading) -> None:
     if len(set(counts)) == 1 and len(gpus) == 1 and reading.where.get("nvidia.gpus") == WHERE:
         gpus.extend(GpuFacts(index=i, name=gpus[0].name) for i in range(1, counts[0]))
     _os(text, reading)
+    if _WSL.search(text):
+        reading.extra["wsl"] = True
     managers = {name for name, sign in _MANAGER_SIGNS if sign.search(text)}
     if len(managers) == 1 or (managers == {"pip", "conda"} and "conda" in _failing(text)):
         stated = reading.extra.setdefault("stated", {})

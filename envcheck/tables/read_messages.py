@@ -38,6 +38,7 @@ MESSAGE_CONDITIONS = (
     "driver",  # stated | absent: the text gives a driver version or the CUDA it supports
     "gpu_capability_at_least",  # "10.0": some GPU of at least this compute capability
     "gpu_capability_below",  # "7.0": some GPU below it
+    "wsl",  # "any": the text shows Windows Subsystem for Linux
 )
 
 
