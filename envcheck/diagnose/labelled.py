@@ -303,8 +303,8 @@ def _normal(key: str, raw: str) -> Optional[str]:
 
 _GPU = re.compile(
     r"^(?:(?P<count>\d{1,2})\s?x\s?)?(?P<name>(?:nvidia |amd )?(?:geforce |quadro |tesla |radeon )?"
-    r"(?:rtx|gtx|titan|quadro|tesla|a\d{1,3}|h\d{2,3}|l\d{1,2}s?|v100|p100|p40|t4|k80|b200|gb200"
-    r"|rx|mi\d{2,3}|instinct|radeon)\b[\w -]{0,40})$",
+    r"(?:(?:rtx|gtx)(?=\s?\d)|titan|quadro|tesla|a\d{1,3}|h\d{2,3}|l\d{1,2}s?|v100|p100|p40|t4|k80"
+    r"|b200|gb200|rx|mi\d{2,3}|instinct|radeon)(?:\b|(?=\d))[\w -]{0,40})$",
     re.IGNORECASE,
 )
 
@@ -322,6 +322,7 @@ def gpu_name(raw: str) -> Optional[str]:
     if match is None:
         return None
     name = re.sub(r"\s+", " ", match.group("name")).strip()
+    name = re.sub(r"\s+\d{1,3}\s?gb\b.*$", "", name, flags=re.IGNORECASE)  # "RTX 2060 6Gb"
     if re.match(r"(?:rtx|gtx) ?\d", name, re.IGNORECASE):  # a GeForce as people shorten it
         name = "NVIDIA GeForce " + re.sub(r"^(\w{3}) ?", lambda m: m.group(1).upper() + " ", name)
     elif re.match(r"(?:geforce|quadro|tesla|titan)\b", name, re.IGNORECASE):

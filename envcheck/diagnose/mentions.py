@@ -93,6 +93,12 @@ _BANNER = re.compile(  # Ultralytics: "Ultralytics YOLOv8.0.53 Python-3.9.1 torc
     r"Python-(3\.\d{1,2}\.\d{1,2}) torch-(\d{1,2}\.\d{1,2}\.\d{1,2}(?:\+\w{1,12})?)"
     r"(?: CUDA:\d{1,2} \(([^,()\n]{2,60}), \d{1,7}MiB\))?"
 )
+# a torch version with its build label ("2.0.0+cpu Autocast half" in a web UI's system info):
+# only torch and torchaudio (whose version is torch's since 2.0) carry 1.x/2.x with a label;
+# never a requirement (==) or a wheel's name (torch-2.1.0+cu118-cp310-...)
+_LOCAL_TORCH = re.compile(
+    r"(?<![\w.=<>~-])([12]\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3}|rocm\d{1,2}(?:\.\d{1,2}){1,2}))(?![\w.-])"
+)
 _WATCHED = ("torch", "torchvision", "torchaudio", "xformers", "triton", "flash-attn", "flash_attn")
 
 
@@ -102,6 +108,9 @@ def read_mentions(text: str, reading: Reading) -> None:
     before = len(reading.where)
     _pip_words(lines, reading)
     _banner(lines, reading)
+    _one(
+        reading, "torch.version", [m.group(1) for m in _LOCAL_TORCH.finditer(text[: 1 << 20])][:50]
+    )
     counts: List[int] = []
     _one(reading, "gpu", _gpus(text, counts))
     gpus = reading.facts.nvidia.gpus
