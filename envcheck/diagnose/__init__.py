@@ -8,6 +8,7 @@ text" never reads as "fine" or as "broken".
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
@@ -25,6 +26,7 @@ from .dumps import read_dumps
 from .fragments import read_fragments
 from .json_report import read_json
 from .labelled import read_labelled
+from .literals import required_literals
 from .mentions import read_mentions
 from .nvidia_smi import read_nvidia_smi
 from .reading import Reading, clean, cuda_of_local
@@ -218,12 +220,50 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
 
 def _first_wording(rule: MessageRule, text: str, flat: str) -> Optional[re.Match[str]]:
     """The match of the family's first wording (in the catalogue's order) that the text
-    holds, or else the text with every run of white space made one space."""
+    holds, or else the text with every run of white space made one space.
+
+    A wording whose required literal (literals.py) the text lacks is not searched. One that
+    names no line structure (no newline, tab, anchor or run of spaces) matches the flat text
+    wherever it matches the text, so it is searched there first, once: most wordings match
+    neither, and searching them is the cost of diagnose."""
     for pattern in rule.patterns:
-        match = pattern.search(text) or pattern.search(flat)
+        literals = required_literals(pattern)
+        if literals is not None and not any(_holds(x, pattern, text, flat) for x in literals):
+            continue
+        if _needs_lines(pattern):
+            match = pattern.search(text) or pattern.search(flat)
+        else:
+            match = pattern.search(flat)
+            match = (pattern.search(text) or match) if match else None
         if match:
             return match
     return None
+
+
+def _holds(literal: str, pattern: re.Pattern[str], text: str, flat: str) -> bool:
+    if pattern.flags & re.IGNORECASE:
+        return literal in _lower(flat) or literal in _lower(text)
+    return literal in flat or literal in text
+
+
+@functools.lru_cache(maxsize=4)
+def _lower(text: str) -> str:
+    return text.lower()
+
+
+_LINE_SYNTAX = re.compile(r"\\[ntr]|(?<!\[)\^|(?<!\\)\$|  |\\s\{[2-9]|\\s\\s| \{[2-9]|\\Z|\\A")
+_CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")
+_NEEDS_LINES: Dict[str, bool] = {}
+
+
+def _needs_lines(pattern: re.Pattern[str]) -> bool:
+    """Whether the wording names line structure, which the flat text has lost."""
+    found = _NEEDS_LINES.get(pattern.pattern)
+    if found is None:
+        # a class such as [^\n] matches in the flat text whatever it matched in the text
+        outside = _CLASS.sub("", pattern.pattern)
+        found = _NEEDS_LINES[pattern.pattern] = bool(_LINE_SYNTAX.search(outside))
+    return found
 
 
 def case_of(rule: MessageRule, reading: Reading) -> Optional[MessageCase]:
