@@ -131,5 +131,27 @@ def set_python(reading: Reading, version: str, where: str) -> None:
         reading.pieces.append(where)
 
 
+def key_facts(f: Facts) -> Dict[str, object]:
+    """The facts a diagnosis turns on, by name, for recording which fragment gave each."""
+    return {
+        "torch.version": f.torch.version,
+        "torch.cuda": f.torch.cuda,
+        "python.version": f.python.version or None,
+        "system.os": f.system.os or None,
+        "system.machine": f.system.machine or None,
+        "nvidia.driver_version": f.nvidia.driver_version,
+        "nvidia.cuda_driver_version": f.nvidia.cuda_driver_version,
+        "nvidia.gpus": tuple((g.name, g.compute_capability) for g in f.nvidia.gpus) or None,
+        "toolkit.nvcc_version": f.toolkit.nvcc_version,
+    }
+
+
+def record_where(reading: Reading, before: Dict[str, object], where: str) -> None:
+    """Each key fact a reader (or message) set or changed: where it was read."""
+    for key, now in key_facts(reading.facts).items():
+        if now is not None and now != before.get(key):
+            reading.where[key] = where
+
+
 def summary_of(reading: Reading) -> Dict[str, Any]:
     return {"pieces": reading.pieces, "observed": sorted(reading.observed), "notes": reading.notes}

@@ -32,7 +32,7 @@ MESSAGE_FACTS = (
 
 
 # The conditions a message's case may put on the other facts of the text (evaluated by
-# envcheck.diagnose.case_of).
+# envcheck.diagnose.messages.case_of).
 MESSAGE_CONDITIONS = (
     "os",  # Linux | Windows | Darwin
     "driver",  # stated | absent: the text gives a driver version or the CUDA it supports
