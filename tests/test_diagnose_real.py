@@ -77,7 +77,7 @@ def test_corpus_figures() -> None:
     # targets (cause >= 90%, fix >= 80%, facts >= 85%, false alarms in <= 2 reports) are not
     # met yet: the reports still missed are the known gaps above.
     assert whole.cause >= 212 and whole.fix >= 168
-    assert whole.facts_right >= 352 and whole.facts_wrong <= 5
+    assert whole.facts_right >= 352 and whole.facts_wrong <= 4
     assert whole.false_alarms <= 1
     new = [e for e in REPORTS if corpus_score.in_new_set(e)]
     if new:

@@ -41,6 +41,10 @@ _SITE = re.compile(
 _WIN_SITE = re.compile(
     r"[/\\]Python(\d)(\d{1,2})[/\\]Lib[/\\]site-packages[/\\]([A-Za-z_]\w{0,60})"
 )
+_PLATFORM_LIST = re.compile(
+    r"only has wheels for the following platforms|wheels with a matching platform tag"
+    r"|is not a supported wheel on this platform"
+)
 _MACHINE_HINT = re.compile(
     r"(?:^\s*Architecture:\s+(x86_64|aarch64)\s*$|[/(-](x86_64|aarch64)-linux-gnu\b|"
     r"[-_](x86_64|aarch64)\.whl\b|\bwin_(amd64)\b)"
@@ -445,6 +449,8 @@ def _machine_hints(lines: List[str], reading: Reading) -> None:
     if s.machine:
         return
     for line in lines:
+        if _PLATFORM_LIST.search(line):
+            continue  # an installer's list of the platforms that have wheels: not this one
         match = _MACHINE_HINT.search(line)
         if match:
             machine = next(g for g in match.groups() if g)
