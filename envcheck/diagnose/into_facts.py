@@ -4,7 +4,7 @@ a reader did put there (a different one is said as a conflict, and the reader's 
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict
+from typing import Callable, Dict, Optional, Tuple
 
 from ..facts import GpuFacts, PackageFacts
 from .reading import Reading, cuda_of_local
@@ -56,6 +56,8 @@ def put(key: str, value: str, reading: Reading) -> bool:
     True when it was taken."""
     if key.startswith("companion."):
         return _put_companion(key.split(".", 1)[1], value, reading)
+    if key in _FIELDS:
+        return _put_field(key, reading, value)
     return PUT[key](reading, value)
 
 
@@ -86,14 +88,6 @@ def _put_torch(reading: Reading, value: str) -> bool:
     return True
 
 
-def _put_torch_cuda(reading: Reading, value: str) -> bool:
-    t = reading.facts.torch
-    if t.cuda:
-        return _conflict(reading, "torch.cuda", t.cuda, value)
-    t.cuda = value
-    return True
-
-
 def _put_driver(reading: Reading, value: str) -> bool:
     n = reading.facts.nvidia
     if n.driver_version:
@@ -103,34 +97,29 @@ def _put_driver(reading: Reading, value: str) -> bool:
     return True
 
 
-def _put_driver_cuda(reading: Reading, value: str) -> bool:
-    n = reading.facts.nvidia
-    if n.cuda_driver_version:
-        return _conflict(reading, "nvidia.cuda_driver_version", n.cuda_driver_version, value)
-    n.cuda_driver_version = value
-    reading.observed.add("nvidia")
-    return True
+# facts that are one field of one section: (section, field, the section the text then shows)
+_FIELDS: Dict[str, Tuple[str, str, Optional[str]]] = {
+    "torch.cuda": ("torch", "cuda", None),
+    "nvidia.cuda_driver_version": ("nvidia", "cuda_driver_version", "nvidia"),
+    "toolkit.nvcc_version": ("toolkit", "nvcc_version", "toolkit"),
+    "nccl": ("torch_runtime", "nccl_version", None),
+}
 
 
-def _put_nvcc(reading: Reading, value: str) -> bool:
-    k = reading.facts.toolkit
-    if k.nvcc_version:
-        return _conflict(reading, "toolkit.nvcc_version", k.nvcc_version, value)
-    k.nvcc_version = value
-    reading.observed.add("toolkit")
+def _put_field(key: str, reading: Reading, value: str) -> bool:
+    section, name, shows = _FIELDS[key]
+    holder = getattr(reading.facts, section)
+    had = getattr(holder, name)
+    if had:
+        return _conflict(reading, key, had, value)
+    setattr(holder, name, value)
+    if shows:
+        reading.observed.add(shows)
     return True
 
 
 def _put_cudnn(reading: Reading, value: str) -> bool:
     reading.extra.setdefault("stated", {}).setdefault("cudnn", value)
-    return True
-
-
-def _put_nccl(reading: Reading, value: str) -> bool:
-    rt = reading.facts.torch_runtime
-    if rt.nccl_version:
-        return _conflict(reading, "nccl", rt.nccl_version, value)
-    rt.nccl_version = value
     return True
 
 
@@ -145,7 +134,10 @@ def _put_gpu(reading: Reading, value: str) -> bool:
 
 def _put_os(reading: Reading, value: str) -> bool:
     s = reading.facts.system
-    value = re.sub(r"\s*\([^)]{0,30}\)\s*$", "", value)  # "Ubuntu 18.04.5 LTS (x86_64)"
+    arch = re.search(r"\((x86_64|aarch64|arm64|AMD64)\)\s*$", value)
+    if arch and not s.machine:  # collect_env's "Ubuntu 18.04.5 LTS (x86_64)"
+        s.machine = arch.group(1)
+    value = re.sub(r"\s*\([^)]{0,30}\)\s*$", "", value)
     low = value.lower()
     family = os_family(low)
     if s.os and s.os != family:
@@ -190,12 +182,8 @@ PUT.update(
     {
         "python.version": _put_python,
         "torch.version": _put_torch,
-        "torch.cuda": _put_torch_cuda,
         "nvidia.driver_version": _put_driver,
-        "nvidia.cuda_driver_version": _put_driver_cuda,
-        "toolkit.nvcc_version": _put_nvcc,
         "cudnn": _put_cudnn,
-        "nccl": _put_nccl,
         "gpu": _put_gpu,
         "system.os": _put_os,
         "system.machine": _put_machine,

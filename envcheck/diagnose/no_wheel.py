@@ -21,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 from ..facts import Facts
 from ..install import Blocker, NoPlan, Wish, resolve
 from ..tables import Tables
+from ..tables.model import PLATFORMS
 from ..values import Platform, Variant
 from .reading import Reading
 
@@ -35,14 +36,6 @@ EXPLAINS = frozenset(
         "torch-placeholder-sdist",
         "poetry-no-installation-candidates",
     }
-)
-PLATFORMS = (
-    "linux-x86_64",
-    "linux-aarch64",
-    "windows-x86_64",
-    "windows-arm64",
-    "macos-arm64",
-    "macos-x86_64",
 )
 _NAMED = {
     "macos-x86_64": "macos-x86_64 (an Intel Mac, or an x86_64 Python under Rosetta)",
