@@ -159,8 +159,10 @@ _WORDS = re.compile(
     r"|platform|system|distro|arch|machine|install|sys\.version|显卡|xformers|flash|triton|mmcv"
     r"|mmdet|detectron|apex|bitsandbytes|deepspeed|vllm"
 )
-_REPLACED = re.compile(
-    r"\s*(?:Found existing installation|Uninstalling|Successfully uninstalled)\b"
+# lines that hold no label: a traceback's "File" line, pip's removals (what it takes away is
+# not what is installed), and lines too long to be a label and its value
+_SKIP = re.compile(
+    r"\s*(?:File \"|Found existing installation|Uninstalling|Successfully uninstalled)|.{400}"
 )
 _REQUIREMENT = re.compile(r"\s{0,2}(?:[=<>~!]=|[<>])")
 
@@ -181,11 +183,11 @@ class Found:
 def read_labelled(text: str, reading: Reading) -> None:
     """Every labelled fact of the text, into the reading where no other reader put one."""
     found: Dict[str, List[Found]] = {}
-    lines = [_plain(line) for line in lines_of(text)]
-    for number, line in enumerate(lines):
-        if not _WORDS.search(line.lower()) or _REPLACED.match(line):
-            continue  # pip names what it removes: not what is installed
-        for key, value, label in _facts_in(line, _next_value_line(lines, number)):
+    raw = lines_of(text)
+    for number, line in enumerate(raw):
+        if _SKIP.match(line) or not _WORDS.search(line.lower()):
+            continue  # a traceback's file line, pip's removals, or no label word at all
+        for key, value, label in _facts_in(_plain(line), _next_value_line(raw, number)):
             kept = found.setdefault(key, [])
             if len(kept) < MAX_FINDS:
                 kept.append(Found(value, label, number))
@@ -215,7 +217,7 @@ def _next_value_line(lines: Sequence[str], number: int) -> Optional[str]:
     a REPL's answer under the expression), without its Out[n]: or Version: prefix."""
     for line in lines[number + 1 : number + 4]:
         if line.strip():
-            return _VALUE_LINE.sub("", line, count=1)
+            return _VALUE_LINE.sub("", _plain(line), count=1)
     return None
 
 
