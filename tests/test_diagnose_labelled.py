@@ -108,3 +108,24 @@ def test_no_wheel_undecided_says_which_fact_decides() -> None:
     )
     assert fix.startswith("Which cause holds depends on the machine")
     assert "The text does not say the OS and architecture" in fix
+
+
+def test_installers_say_the_driver_cuda_platform_and_interpreter() -> None:
+    r = facts(
+        "UnsatisfiableError: The following specifications were found to be incompatible "
+        "with your system:\n\n  - feature:/linux-64::__cuda==11.4=0\n"
+        "  - feature:|@/linux-64::__glibc==2.31=0\n"
+        "  - pytorch-cuda=12.1 -> __cuda[version='>=12.1']\n"
+        "Using CPython 3.12.3 interpreter at: /usr/bin/python3.12\n"
+    )
+    f = r.facts
+    assert f.nvidia.cuda_driver_version == "11.4"  # the machine's, not the >=12.1 asked for
+    assert (f.system.os, f.system.machine, f.system.glibc) == ("Linux", "x86_64", "2.31")
+    assert f.python.version == "3.12.3"
+    mamba = diagnose_text(
+        "  - package cudatoolkit-11.0.3-h15472ef_6 has constraint __cuda >=11.0 "
+        "conflicting with __cuda-10.2-0\n",
+        TABLES,
+    )
+    assert [f.name for f in mamba.findings if f.code == "MSG001"] == ["conda-cuda-driver-too-old"]
+    assert mamba.facts.nvidia.cuda_driver_version == "10.2"

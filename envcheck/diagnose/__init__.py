@@ -18,6 +18,7 @@ from ..tables import Tables
 from .collect_env import read_collect_env
 from .dumps import read_dumps
 from .fragments import read_fragments
+from .installers import read_installers
 from .json_report import read_json
 from .labelled import read_labelled
 from .mentions import read_mentions
@@ -110,6 +111,7 @@ def read_text(text: str, tables: Tables) -> Reading:
         read_nvidia_smi,
         read_fragments,  # nvcc -V, package lists, torch's print, uname, sw_vers
         read_dumps,  # detectron2/mmcv, transformers/Lightning, paths, pip's list, typed lines
+        read_installers,  # conda's virtual packages and subdir, uv's interpreter
         read_labelled,  # what reporters type: templates, label lines, sentences, JSON keys
         read_mentions,  # a GPU or OS named once, paths, pip's own words, a library's banner
     ):

@@ -1,0 +1,72 @@
+"""What installers say of the machine they ran on: conda's virtual packages (``__cuda`` is
+the CUDA the driver supports, ``__glibc`` the C library), conda's platform subdir
+(``linux-64``, ``osx-arm64``), and uv's line naming the interpreter it used.
+
+A value is taken only when the text gives one (conda's solver lists what was asked for next
+to what the machine has: ``__cuda >=11.8`` is a requirement, ``__cuda==11.4=0`` and
+``__cuda-11.4-0`` are the machine's), and never over what another reader took.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, List
+
+from .into_facts import put
+from .reading import Reading
+
+WHERE = "installer output"
+# the machine's virtual package: "__cuda==11.4=0", "__cuda=12.2=0", "__cuda-10.2-0"
+_VIRTUAL_CUDA = re.compile(r"__cuda(?:==?|-)(\d{1,2}\.\d{1,2})(?:=|-)\w{1,8}\b")
+_VIRTUAL_GLIBC = re.compile(r"__glibc(?:==?|-)(\d\.\d{1,2})(?:=|-)\w{1,8}\b")
+_SUBDIR = re.compile(
+    r"(?:platform\s*:\s*|feature:\|?@?/|::|/)(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|win-32)\b"
+)
+_SUBDIR_PLATFORM = {
+    "linux-64": ("Linux", "x86_64"),
+    "linux-aarch64": ("Linux", "aarch64"),
+    "osx-64": ("Darwin", "x86_64"),
+    "osx-arm64": ("Darwin", "arm64"),
+    "win-64": ("Windows", "AMD64"),
+    "win-32": ("Windows", "x86"),
+}
+_UV_INTERPRETER = re.compile(
+    r"Using (?:CPython|Python|PyPy) (3\.\d{1,2}\.\d{1,2})(?:\S{0,20})? (?:interpreter|environment) at"
+)
+
+
+def read_installers(text: str, reading: Reading) -> None:
+    if "__" not in text and "Using " not in text and "platform" not in text and "-64" not in text:
+        return
+    took = False
+    cuda = _distinct(m.group(1) for m in _VIRTUAL_CUDA.finditer(text))
+    if len(cuda) == 1 and put("nvidia.cuda_driver_version", cuda[0], reading):
+        reading.where.setdefault("nvidia.cuda_driver_version", f"{WHERE} (conda's __cuda)")
+        took = True
+    glibc = _distinct(m.group(1) for m in _VIRTUAL_GLIBC.finditer(text))
+    if len(glibc) == 1 and not reading.facts.system.glibc:
+        reading.facts.system.glibc = glibc[0]
+        took = True
+    subdirs = _distinct(m.group(1) for m in _SUBDIR.finditer(text))
+    if len(subdirs) == 1 and subdirs[0] in _SUBDIR_PLATFORM:
+        os_name, machine = _SUBDIR_PLATFORM[subdirs[0]]
+        s = reading.facts.system
+        if not s.os or s.os == os_name:
+            took = put("system.os", os_name, reading) or took
+            if not s.machine:
+                s.machine, took = machine, True
+    python = _distinct(m.group(1) for m in _UV_INTERPRETER.finditer(text))
+    if len(python) == 1 and put("python.version", python[0], reading):
+        took = True
+    if took and WHERE not in reading.pieces:
+        reading.pieces.append(WHERE)
+
+
+def _distinct(values: Iterable[str]) -> List[str]:
+    out: List[str] = []
+    for value in values:
+        if value not in out:
+            out.append(value)
+        if len(out) > 4:
+            break
+    return out
