@@ -11,18 +11,17 @@ what they read.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Set
+from typing import Dict, List, Set, Tuple
 
 from ..facts import GpuFacts, PackageFacts
 from .into_facts import put
 from .labelled import gpu_name
-from .reading import Reading, lines_of
+from .reading import Reading, lines_of, lowered
 
 WHERE = "mentions"
 
 _GPU_MENTION = re.compile(
-    r"(?<![\w-])(?:(\d{1,2})\s?(?:x\s?)?)?"  # "4 A100", "2x RTX 4090"
-    r"((?:NVIDIA\s+)?(?:(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?Ti|\s?SUPER)?"
+    r"(?<![\w-])((?:NVIDIA\s+)?(?:(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?Ti|\s?SUPER)?"
     r"|Tesla\s+[KMPVTA]\d{1,3}[a-zA-Z]?|TITAN\s(?:Xp|X|V|RTX)"
     r"|A100|H100|H200|V100|A10G|L40S|A6000|A40|A30|L4|T4|P100|P40|K80)"
     r"(?:\s(?:Laptop|Mobile)(?:\sGPU)?)?)(?![\w-])",
@@ -34,6 +33,13 @@ _OS_MENTION = re.compile(
     r"|osx\s?\d{2}(?:\.\d{1,2})?|macos\s?\d{2}(?:\.\d{1,2}){0,2})(?![\w.]*\d)",
     re.IGNORECASE,
 )
+_COUNT_BEFORE = re.compile(r"(?<![\w.])(\d{1,2})\s?(?:x\s?)?$")  # "4 A100", "2x RTX 4090"
+# words one of which each kind of mention needs (a cheap test of the lower-cased text first:
+# a long training log holds none of them, and the patterns are not scanned over it)
+_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "a100", "h100", "h200", "v100", "a10g", "l40s",
+              "a6000", "a40", "a30", "l4", "t4", "p100", "p40", "k80")  # fmt: skip
+_OS_WORDS = ("ubuntu", "debian", "centos", "fedora", "win", "mac", "osx", "linux", "apple",
+             "m1 ", "m2 ", "m3 ", "m4 ", "m5 ")  # fmt: skip
 # an OS named without its release ("on my MacBook", "(Windows)", "ubuntu"); Apple silicon
 _OS_WORD = re.compile(
     r"(?<![\w/.-])(windows|macbook|mac|macos|osx|ubuntu|centos|debian|fedora|linux"
@@ -43,10 +49,19 @@ _OS_WORD = re.compile(
 _WSL = re.compile(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
 # paths and tags that only one OS has
 _OS_SIGNS = (
-    ("Windows", re.compile(r"(?<![\w])[A-Za-z]:\\|\bWinError\b|\bwin_amd64\b|\.dll\b|\.exe\b")),
-    ("Darwin", re.compile(r"/Users/\w|\bmacosx_\d|/opt/homebrew/|\.dylib\b|/Library/Frameworks/")),
+    (
+        "Windows",
+        (":\\", "winerror", "win_amd64", ".dll", ".exe"),
+        re.compile(r"(?<![\w])[A-Za-z]:\\|\bWinError\b|\bwin_amd64\b|\.dll\b|\.exe\b"),
+    ),
+    (
+        "Darwin",
+        ("/users/", "macosx_", "/opt/homebrew/", ".dylib", "/library/"),
+        re.compile(r"/Users/\w|\bmacosx_\d|/opt/homebrew/|\.dylib\b|/Library/Frameworks/"),
+    ),
     (
         "Linux",
+        ("/home/", "/usr/", "manylinux", "linux-gnu", "/opt/conda/", ".so", "/dev/shm", "apt"),
         re.compile(
             r"(?<![\w.])/home/\w|/usr/(?:local/)?lib/|\bmanylinux|linux-gnu\b|/opt/conda/|\.so(?:\.\d+)*\b"
             r"|/dev/shm\b|\bapt(?:-get)? install\b"
@@ -56,19 +71,22 @@ _OS_SIGNS = (
 _MANAGER_SIGNS = (
     (
         "uv",
+        ("uv ", "no solution found", "because"),
         re.compile(
             r"\b(?i:uv) (?i:pip install|add|sync|lock|run|venv)\b|\u00d7 No solution found|╰─▶ Because"
         ),
     ),
+    ("poetry", ("poetry", "solverproblemerror"), re.compile(r"\b(?i:poetry)\b|SolverProblemError")),
+    ("pdm", ("pdm ",), re.compile(r"\bpdm (?:add|install|lock)\b")),
+    ("pipenv", ("pipenv ",), re.compile(r"\bpipenv (?:install|lock)\b")),
     (
-        "poetry",
-        re.compile(r"\b(?i:poetry)\b|SolverProblemError"),
+        "mamba",
+        ("mamba",),
+        re.compile(r"\b(?:micro)?mamba (?:install|create|env)\b|LibMambaUnsatisfiableError"),
     ),
-    ("pdm", re.compile(r"\bpdm (?:add|install|lock)\b")),
-    ("pipenv", re.compile(r"\bpipenv (?:install|lock)\b")),
-    ("mamba", re.compile(r"\b(?:micro)?mamba (?:install|create|env)\b|LibMambaUnsatisfiableError")),
     (
         "conda",
+        ("conda ", "packagesnotfounderror", "unsatisfiableerror", "solving environment"),
         re.compile(
             r"\bconda (?:install|create|env (?:create|update))\b|PackagesNotFoundError"
             r"|UnsatisfiableError|Solving environment: failed"
@@ -76,6 +94,13 @@ _MANAGER_SIGNS = (
     ),
     (
         "pip",
+        (
+            "pip",
+            "could not find a version",
+            "no matching distribution",
+            "successfully installed",
+            "requirement already",
+        ),
         re.compile(
             r"(?<!uv )\bpip3? install\b|-m pip install\b|ERROR: (?:Could not find a version|No matching distribution)"
             r"|Successfully installed |Requirement already satisfied"
@@ -108,9 +133,9 @@ def read_mentions(text: str, reading: Reading) -> None:
     before = len(reading.where)
     _pip_words(lines, reading)
     _banner(lines, reading)
-    _one(
-        reading, "torch.version", [m.group(1) for m in _LOCAL_TORCH.finditer(text[: 1 << 20])][:50]
-    )
+    if "+c" in text or "+rocm" in text:
+        labelled = [m.group(1) for m in _LOCAL_TORCH.finditer(text[: 1 << 20])][:50]
+        _one(reading, "torch.version", labelled)
     counts: List[int] = []
     _one(reading, "gpu", _gpus(text, counts))
     gpus = reading.facts.nvidia.gpus
@@ -119,7 +144,8 @@ def read_mentions(text: str, reading: Reading) -> None:
     _os(text, reading)
     if _WSL.search(text):
         reading.extra["wsl"] = True
-    managers = {name for name, sign in _MANAGER_SIGNS if sign.search(text)}
+    low = lowered(text)
+    managers = {name for name, words, sign in _MANAGER_SIGNS if _signs(low, words, sign, text)}
     if len(managers) == 1 or (managers == {"pip", "conda"} and "conda" in _failing(text)):
         stated = reading.extra.setdefault("stated", {})
         stated.setdefault("package_manager", next(iter(managers - {"pip"} or managers)))
@@ -145,30 +171,41 @@ def _one(reading: Reading, key: str, values: List[str]) -> None:
 
 
 def _gpus(text: str, counts: List[int]) -> List[str]:
-    found = []
+    found: List[str] = []
+    if not any(w in lowered(text) for w in _GPU_WORDS):
+        return found
     for match in _GPU_MENTION.finditer(text[: 1 << 20]):
-        name = gpu_name(re.sub(r"\s+", " ", match.group(2)))
+        name = gpu_name(re.sub(r"\s+", " ", match.group(1)))
         if name:
             found.append(name)
-            if match.group(1) and 1 < int(match.group(1)) <= 16:  # "4 A100 GPUs", "2x RTX 4090"
-                counts.append(int(match.group(1)))
+            count = _COUNT_BEFORE.search(text, max(0, match.start() - 6), match.start())
+            if count and 1 < int(count.group(1)) <= 16:
+                counts.append(int(count.group(1)))
         if len(found) > 50:
             break
     return found
 
 
+def _signs(low: str, words: Tuple[str, ...], sign: re.Pattern[str], text: str) -> bool:
+    """Whether the text shows the sign: one of its words, then its pattern."""
+    return any(w in low for w in words) and sign.search(text) is not None
+
+
 def _os(text: str, reading: Reading) -> None:
     """An OS named with its release ("on Windows 10", "ubuntu 18.04"), else the OS that the
     paths and tags show, when only one OS is named or shown."""
-    named = [m.group(1) for m in _OS_MENTION.finditer(text[: 1 << 20])][:50]
+    words = any(w in lowered(text) for w in _OS_WORDS)
+    named = [m.group(1) for m in _OS_MENTION.finditer(text[: 1 << 20])][:50] if words else []
     families = {_family(n) for n in named}
     if len(families) == 1:
         _one(reading, "system.os", [_spelled(n) for n in named][:1])
         return
     if families:
         return
-    shown = {family for family, sign in _OS_SIGNS if sign.search(text)}
-    shown |= {_family(w.group(1)) for w in _OS_WORD.finditer(text[: 1 << 20])}
+    low = lowered(text)
+    shown = {family for family, words, sign in _OS_SIGNS if _signs(low, words, sign, text)}
+    if any(w in low for w in _OS_WORDS):
+        shown |= {_family(w.group(1)) for w in _OS_WORD.finditer(text[: 1 << 20])}
     if len(shown) == 1 and not reading.facts.system.os:
         reading.facts.system.os = next(iter(shown))
         reading.observed.add("system")
@@ -202,6 +239,8 @@ def _pip_words(lines: List[str], reading: Reading) -> None:
     "Successfully installed torch-2.1.2 ..." (the last install wins: it is what is there)."""
     versions: Dict[str, str] = {}
     for line in lines:
+        if "Requirement already" not in line and "Successfully installed" not in line:
+            continue
         have = _ALREADY.search(line)
         if have:
             versions[have.group(1).lower().replace("_", "-")] = have.group(2)
@@ -223,7 +262,9 @@ def _pip_words(lines: List[str], reading: Reading) -> None:
 
 def _banner(lines: List[str], reading: Reading) -> None:
     """A library's banner (Ultralytics'), when the text shows one machine's."""
-    banners = {m.group(0): m for m in (_BANNER.search(line) for line in lines) if m}
+    banners = {
+        m.group(0): m for m in (_BANNER.search(line) for line in lines if "Python-" in line) if m
+    }
     for match in list(banners.values())[:1] if len(banners) == 1 else []:
         put("python.version", match.group(1), reading)
         put("torch.version", match.group(2), reading)

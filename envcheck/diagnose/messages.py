@@ -3,7 +3,6 @@ facts each message carries put into the reading, and the case that gives its mea
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Dict, List, Optional, Tuple
 
@@ -16,7 +15,7 @@ from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
 from . import no_wheel
 from .literals import required_literals
-from .reading import Reading, cuda_of_local, key_facts, record_where
+from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
 
 MESSAGE = RULES["MSG001"]
 
@@ -80,13 +79,8 @@ def _first_wording(rule: MessageRule, text: str, flat: str) -> Optional[re.Match
 
 def _holds(literal: str, pattern: re.Pattern[str], text: str, flat: str) -> bool:
     if pattern.flags & re.IGNORECASE:
-        return literal in _lower(flat) or literal in _lower(text)
+        return literal in lowered(flat) or literal in lowered(text)
     return literal in flat or literal in text
-
-
-@functools.lru_cache(maxsize=4)
-def _lower(text: str) -> str:
-    return text.lower()
 
 
 _LINE_SYNTAX = re.compile(r"\\[ntr]|(?<!\[)\^|(?<!\\)\$|  |\\s\{[2-9]|\\s\\s| \{[2-9]|\\Z|\\A")

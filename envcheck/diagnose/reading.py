@@ -65,6 +65,12 @@ def clean(text: str) -> str:
     return "\n".join(lines)
 
 
+@functools.lru_cache(maxsize=4)
+def lowered(text: str) -> str:
+    """The text in lower case, made once for every reader that tests it for words."""
+    return text.lower()
+
+
 def lines_of(text: str) -> List[str]:
     """The lines of a cleaned text, each cut to MAX_LINE characters for the line parsers."""
     return [line[:MAX_LINE] for line in text.split("\n")]
