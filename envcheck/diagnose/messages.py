@@ -64,10 +64,13 @@ def _first_wording(rule: MessageRule, text: str, flat: str) -> Optional[re.Match
     wherever it matches the text, so it is searched there first, once: most wordings match
     neither, and searching them is the cost of diagnose."""
     for pattern in rule.patterns:
+        lines = _needs_lines(pattern)
+        # a match in the text holds the literal there, one in the flat text holds it there
+        where = (text, flat) if lines else (flat,)
         literals = required_literals(pattern)
-        if literals is not None and not any(_holds(x, pattern, text, flat) for x in literals):
+        if literals is not None and not _holds(literals, pattern, where):
             continue
-        if _needs_lines(pattern):
+        if lines:
             match = pattern.search(text) or pattern.search(flat)
         else:
             match = pattern.search(flat)
@@ -77,10 +80,9 @@ def _first_wording(rule: MessageRule, text: str, flat: str) -> Optional[re.Match
     return None
 
 
-def _holds(literal: str, pattern: re.Pattern[str], text: str, flat: str) -> bool:
-    if pattern.flags & re.IGNORECASE:
-        return literal in lowered(flat) or literal in lowered(text)
-    return literal in flat or literal in text
+def _holds(literals: Tuple[str, ...], pattern: re.Pattern[str], where: Tuple[str, ...]) -> bool:
+    fold = bool(pattern.flags & re.IGNORECASE)
+    return any(x in (lowered(t) if fold else t) for x in literals for t in where)
 
 
 _LINE_SYNTAX = re.compile(r"\\[ntr]|(?<!\[)\^|(?<!\\)\$|  |\\s\{[2-9]|\\s\\s| \{[2-9]|\\Z|\\A")
