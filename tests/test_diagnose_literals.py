@@ -23,6 +23,8 @@ def test_the_literal_is_what_no_match_can_lack() -> None:
     assert required_literals(re.compile(r"DLL load failed|\d+")) is None
     assert required_literals(re.compile(r"Bus ERROR", re.IGNORECASE)) == ("bus error",)
     assert required_literals(re.compile(r"\(you have (\S+)\)")) == ("(you have ",)
+    # a counted repeat's digits are not text: "\d{10,200}" holds no "10,200"
+    assert required_literals(re.compile(r"ab\d{10,200}cd")) is None
 
 
 def test_no_catalogue_example_lacks_its_wordings_literal() -> None:

@@ -15,7 +15,7 @@ that a quantifier follows is not part of it. A pattern with no such run of at le
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 MIN_LITERAL = 5
 _META = set(".^$*+?{}[]()|\\")
@@ -41,76 +41,73 @@ def required_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     return _CACHE[key]
 
 
-def _branches(source: str) -> List[str]:
-    """The top-level alternatives of a pattern (the whole pattern when it has none)."""
-    out, start, depth, i = [], 0, 0, 0
+class _Token(NamedTuple):
+    kind: str  # plain (a literal character), quant, bar, open, close, other
+    text: str  # the literal character, for plain
+    start: int  # where it starts in the pattern
+    depth: int  # the group depth it stands at (a group's own parentheses: outside)
+
+
+def _tokens(source: str) -> Iterator[_Token]:
+    """The pattern's tokens: escapes and character classes read whole."""
+    depth, i = 0, 0
     while i < len(source):
-        ch = source[i]
-        if ch == "\\":
+        ch, start = source[i], i
+        if ch == "\\" and i + 1 < len(source):
+            nxt = source[i + 1]
             i += 2
+            plain = nxt in _ESCAPED_PLAIN
+            yield _Token("plain" if plain else "other", nxt, start, depth)
             continue
+        i += 1
         if ch == "[":
-            i = _class_end(source, i)
-            continue
-        if ch == "(":
+            i = _class_end(source, start)
+            yield _Token("other", "", start, depth)
+        elif ch == "(":
+            yield _Token("open", ch, start, depth)
             depth += 1
         elif ch == ")":
             depth -= 1
-        elif ch == "|" and depth == 0:
-            out.append(source[start:i])
-            start = i + 1
-        i += 1
+            yield _Token("close", ch, start, depth)
+        elif ch == "|":
+            yield _Token("bar", ch, start, depth)
+        elif ch in _QUANTIFIERS:
+            if ch == "{":  # "{2,3}" is one token: its digits are not literal text
+                close = source.find("}", start)
+                i = close + 1 if close != -1 else len(source)
+            yield _Token("quant", ch, start, depth)
+        else:
+            yield _Token("other" if ch in _META else "plain", ch, start, depth)
+
+
+def _branches(source: str) -> List[str]:
+    """The top-level alternatives of a pattern (the whole pattern when it has none)."""
+    out, start = [], 0
+    for token in _tokens(source):
+        if token.kind == "bar" and token.depth == 0:
+            out.append(source[start : token.start])
+            start = token.start + 1
     out.append(source[start:])
     return out
 
 
 def _longest_run(source: str) -> Optional[str]:
+    """The longest run of literal characters at the top level; a character a quantifier
+    follows is not in it (it may be absent or repeated)."""
     if source.startswith("(?") and not source.startswith(("(?:", "(?P", "(?=", "(?!", "(?<")):
         return None  # inline flags other than i are not worth reading
     runs: List[str] = []
     run: List[str] = []
-    depth, i = 0, 0
-    while i < len(source):
-        ch = source[i]
-        if ch == "\\" and i + 1 < len(source):
-            nxt = source[i + 1]
-            i += 2
-            if depth == 0 and nxt in _ESCAPED_PLAIN:
-                run.append(nxt)
-                i = _quantified(source, i, run, runs)
-            else:
-                runs.append("".join(run))
-                run = []
+    for token in _tokens(source):
+        if token.kind == "plain" and token.depth == 0:
+            run.append(token.text)
             continue
-        if ch == "[":
-            runs.append("".join(run))
-            run = []
-            i = _class_end(source, i)
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch in _META or depth > 0:
-            runs.append("".join(run))
-            run = []
-            i += 1
-            continue
-        run.append(ch)
-        i = _quantified(source, i + 1, run, runs)
+        if token.kind == "quant" and run:
+            run.pop()
+        runs.append("".join(run))
+        run = []
     runs.append("".join(run))
     return max(runs, key=len, default=None)
-
-
-def _quantified(source: str, i: int, run: List[str], runs: List[str]) -> int:
-    """A quantifier after the last character makes it optional or repeated: the run ends
-    before it."""
-    if i < len(source) and source[i] in _QUANTIFIERS:
-        last = run.pop()
-        del last
-        runs.append("".join(run))
-        run.clear()
-    return i
 
 
 def _class_end(source: str, i: int) -> int:
