@@ -129,3 +129,14 @@ def test_installers_say_the_driver_cuda_platform_and_interpreter() -> None:
     )
     assert [f.name for f in mamba.findings if f.code == "MSG001"] == ["conda-cuda-driver-too-old"]
     assert mamba.facts.nvidia.cuda_driver_version == "10.2"
+
+
+def test_no_wheel_a_list_that_ends_early_is_an_old_report_not_an_intel_mac() -> None:
+    fix = _fix_of(
+        "Running pip install -r requirements.txt on a Mac M1, python 3.11.5, results in:\n"
+        "ERROR: Could not find a version that satisfies the requirement torch==2.1.2+cu118 "
+        "(from versions: 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0)\n",
+        "pip-no-torch-version",
+    )
+    assert "torch 2.1.2 has no cu118 build for macos-arm64" in fix
+    assert "x86_64" not in fix

@@ -46,6 +46,11 @@ _OS_WORD = re.compile(
     r"|apple silicon|m[1-5] (?:mac|macbook|chip|pro|max|ultra))(?![\w-])",
     re.IGNORECASE,
 )
+_APPLE_SILICON = re.compile(
+    r"\bapple silicon\b|\bM[1-5](?: (?:Pro|Max|Ultra))?\b(?= ?(?:mac|macbook|chip|pro|max|ultra|\)|,))"
+    r"|\b(?:mac|macbook)(?: (?:pro|air))? (?:with )?(?:an )?M[1-5]\b",
+    re.IGNORECASE,
+)
 _WSL = re.compile(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
 # paths and tags that only one OS has
 _OS_SIGNS = (
@@ -206,6 +211,11 @@ def _os(text: str, reading: Reading) -> None:
     shown = {family for family, words, sign in _OS_SIGNS if _signs(low, words, sign, text)}
     if any(w in low for w in _OS_WORDS):
         shown |= {_family(w.group(1)) for w in _OS_WORD.finditer(text[: 1 << 20])}
+    if _APPLE_SILICON.search(text) and shown <= {"Darwin"}:
+        shown = {"Darwin"}
+        if not reading.facts.system.machine:  # the hardware (a Python under Rosetta is x86_64)
+            reading.facts.system.machine = "arm64"
+            reading.where.setdefault("system.machine", f"{WHERE} (Apple silicon)")
     if len(shown) == 1 and not reading.facts.system.os:
         reading.facts.system.os = next(iter(shown))
         reading.observed.add("system")

@@ -6,8 +6,12 @@ it, a version and variant pair never built). The text usually says which: the ve
 variant asked for, the interpreter's platform tag or Python, the versions the index had.
 With those, the resolver (install.resolve, the same that plans every install) says whether
 that torch has a wheel for that platform, Python and variant, and why not; the reason that
-holds for every machine the text allows is named. When the machines the text allows
-disagree, the reasons are listed with the fact that would decide between them.
+holds for every machine the text allows is named. The error itself says this machine has
+no wheel, so machines where one exists are left out (unless a ``+cuXYZ`` version was asked:
+that exists only on PyTorch's index); a release the index listed rules out the machines
+without it, while a list that merely ends early says nothing (the report may be older than
+the releases after it). When the machines left disagree, the reasons are listed with the
+fact that would decide between them.
 """
 
 from __future__ import annotations
@@ -123,6 +127,10 @@ def explain(text: str, reading: Reading, tables: Tables) -> Optional[Tuple[str, 
     groups: Dict[str, List[Tuple[str, str]]] = {}
     for platform, python, why in _verdicts(ask, tables):
         groups.setdefault(why.replace(platform, "{platform}"), []).append((platform, python))
+    if "" in groups and len(groups) > 1 and (ask.variant is None or ask.variant.is_cpu):
+        # the error says this machine has no wheel: where one exists, it is not this machine
+        # (a +cuXYZ version is another matter: it exists only on PyTorch's index)
+        del groups[""]
     if not groups:
         return None
     if len(groups) == 1:
@@ -145,7 +153,7 @@ def _on_index(ask: Ask) -> Optional[Tuple[str, str]]:
 
 def _verdicts(ask: Ask, tables: Tables) -> List[Tuple[str, str, str]]:
     """(platform, python, why not or "") for every machine the text allows; with a versions
-    list, only the machines whose newest release is the list's newest."""
+    list, only the machines that have a wheel of every listed release."""
     out = []
     for platform in ask.platforms:
         for python in ask.pythons:
@@ -169,9 +177,10 @@ def _why_not(ask: Ask, platform: str, python: str, tables: Tables) -> str:
 
 
 def _lists_alike(listed: Sequence[str], platform: str, python: str, tables: Tables) -> bool:
-    """Whether the releases with a wheel for this platform and Python are those the index
-    listed (pip lists only what fits the interpreter: the list betrays the machine; an
-    Intel Mac's ends at 2.2.2). Releases older than the tables are not compared."""
+    """Whether this platform and Python have a wheel of every release the index listed (pip
+    lists only what fits the interpreter, so a listed release rules out the machines without
+    it). A list that merely ends early says nothing: the report may be older than the
+    releases after it. Releases older than the tables are not compared."""
     minors = set()
     for v in listed:
         try:
@@ -185,7 +194,7 @@ def _lists_alike(listed: Sequence[str], platform: str, python: str, tables: Tabl
         for r in tables.releases
         if platform in r.platforms and r.versions_on(platform) and r.supports_python(pyv, platform)
     }
-    return {m for m in minors if m >= oldest} == having
+    return {m for m in minors if m >= oldest} <= having
 
 
 def _decided(
@@ -238,7 +247,16 @@ def _nearest(
             )
         return f"PyTorch publishes no wheels for Python {python} on {platform}: use another Python or machine."
     if len(machines) == 1:
-        return f"Use a Python and torch version that have wheels for {machines[0]}."
+        platform = machines[0]
+        with_wheels = [
+            r for r in tables.releases if platform in r.platforms and r.versions_on(platform)
+        ]
+        last = (
+            f"torch {max(with_wheels[-1].versions_on(platform))} is the newest with wheels for it; "
+            if with_wheels
+            else ""
+        )
+        return f"{last}use a Python and torch version that have wheels for {platform}, or another machine."
     return "Use a torch version, Python and platform that have wheels (envcheck install --torch ... --python-version ... --platform ...)."
 
 
