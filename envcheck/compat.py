@@ -140,10 +140,11 @@ def toolkit_misses(
         family = tables.family(cc)
         if family is None:
             continue
-        if family.first_cuda is not None and Version(f"{cuda.major}.{cuda.minor}") < Version(
-            f"{family.first_cuda.major}.{family.first_cuda.minor}"
+        first = family.first_cuda_of(cc)
+        if first is not None and Version(f"{cuda.major}.{cuda.minor}") < Version(
+            f"{first.major}.{first.minor}"
         ):
-            out.append((name, cc, f"CUDA {family.first_cuda} or newer"))
+            out.append((name, cc, f"CUDA {first} or newer"))
         elif family.last_cuda_major is not None and cuda.major > family.last_cuda_major:
             out.append((name, cc, f"CUDA {family.last_cuda_major}.x or older"))
     return sorted(set(out))

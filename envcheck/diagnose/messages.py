@@ -13,7 +13,7 @@ from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
-from . import no_wheel
+from . import tailored
 from .literals import required_literals
 from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
 
@@ -40,8 +40,7 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
     for rule, match in shown:
         case = case_of(rule, reading)
         cause, fix = (case.cause, case.fix) if case else (rule.cause, rule.fix)
-        if rule.id in no_wheel.EXPLAINS:
-            cause, fix = no_wheel.explain(text, reading, tables) or (cause, fix)
+        cause, fix = tailored.explain(rule.id, match, text, reading, tables, (cause, fix))
         findings.append(
             Finding(
                 MESSAGE.code,

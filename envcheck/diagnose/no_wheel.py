@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
 
+from ..compat import INDEX_URL
 from ..facts import Facts
 from ..install import Blocker, NoPlan, Wish, resolve
 from ..tables import Tables
@@ -147,7 +148,7 @@ def _on_index(ask: Ask) -> Optional[Tuple[str, str]]:
     return (
         f"torch {ask.version}+{ask.variant} exists for this machine, but only on PyTorch's "
         f"index: the default index has no +{ask.variant} versions.",
-        f"Install from PyTorch's index: --index-url https://download.pytorch.org/whl/{ask.variant}.",
+        f"Install from PyTorch's index: --index-url {INDEX_URL}{ask.variant}.",
     )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Tuple
 
 from packaging.version import Version
 
@@ -45,6 +45,13 @@ class Family:
     last_cuda_major: Optional[int]  # None: still supported
     last_driver_branch: Optional[int]  # None: still supported
     provenance: Provenance
+    # A capability that came after its family's first toolkit (sm_86: CUDA 11.1, a year
+    # after Ampere's sm_80 in 11.0): its own first CUDA.
+    first_cuda_by_capability: Mapping[ComputeCapability, Version] = field(default_factory=dict)
+
+    def first_cuda_of(self, capability: ComputeCapability) -> Optional[Version]:
+        """The first CUDA toolkit that compiles for ``capability`` (None: not known)."""
+        return self.first_cuda_by_capability.get(capability, self.first_cuda)
 
 
 @dataclass(frozen=True)

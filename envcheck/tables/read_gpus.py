@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, Tuple
 
-from ..values import Arch
+from packaging.version import Version
+
+from ..values import Arch, ComputeCapability
 from .model import (
     Family,
     GpuModel,
@@ -35,6 +37,7 @@ def _families(r: Reader, data: Dict[str, Any]) -> Tuple[Family, ...]:
                 first_cuda=r.opt_version(raw.get("first_cuda"), f"{where}.first_cuda"),
                 last_cuda_major=r.get(raw, "last_cuda_major", where, int, optional=True),
                 last_driver_branch=r.get(raw, "last_driver_branch", where, int, optional=True),
+                first_cuda_by_capability=_first_cuda_by_capability(r, raw, where),
                 provenance=r.provenance(
                     raw,
                     where,
@@ -44,11 +47,27 @@ def _families(r: Reader, data: Dict[str, Any]) -> Tuple[Family, ...]:
                         "first_cuda",
                         "last_cuda_major",
                         "last_driver_branch",
+                        "first_cuda_by_capability",
                     ],
                 ),
             )
         )
     return tuple(families)
+
+
+def _first_cuda_by_capability(
+    r: Reader, raw: Dict[str, Any], where: str
+) -> Dict[ComputeCapability, Version]:
+    """A family's capabilities that a later toolkit than the family's first added."""
+    found = r.get(raw, "first_cuda_by_capability", where, dict, optional=True) or {}
+    out: Dict[ComputeCapability, Version] = {}
+    for cc, cuda in found.items():
+        at = f"{where}.first_cuda_by_capability.{cc}"
+        version = r.opt_version(cuda, at)
+        if version is None:
+            raise r.fail(at, "expected a CUDA version")
+        out[r.capability(cc, at)] = version
+    return out
 
 
 def _sass_rules(r: Reader, data: Dict[str, Any]) -> Dict[str, SassRule]:

@@ -1,0 +1,122 @@
+"""Fixes worked out for the reporter (diagnose/tailored.py): the facts a message carries,
+asked of the real tables. Each test states a fact of the tables in words, so a table change
+that breaks it shows here."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pytest
+
+from envcheck.compat import toolkit_misses
+from envcheck.diagnose import diagnose_text
+from envcheck.facts import Facts, GpuFacts
+from envcheck.tables import Tables, load_tables
+from envcheck.values import ComputeCapability
+
+
+@pytest.fixture(scope="module")
+def tables() -> Tables:
+    return load_tables()
+
+
+def fix_of(text: str, tables: Tables, name: str) -> str:
+    report = diagnose_text(text, tables)
+    found: Optional[str] = next(
+        (f.fix for f in report.findings if f.code == "MSG001" and f.name == name), None
+    )
+    assert found is not None, [f"{f.code} {f.name}" for f in report.findings]
+    return found
+
+
+MISMATCH = (
+    "RuntimeError:\nThe detected CUDA version ({nvcc}) mismatches the version that was used to "
+    "compile\nPyTorch ({torch}). Please make sure to use the same CUDA versions.\n"
+)
+
+
+def test_mismatch_names_both_ways_out(tables: Tables) -> None:
+    fix = fix_of(MISMATCH.format(nvcc="11.8", torch="12.1"), tables, "cuda-version-mismatch")
+    assert "CUDA 12.1 toolkit (torch's)" in fix
+    assert "cu118 builds" in fix and "whl/cu118" in fix
+
+
+def test_mismatch_takes_the_nearest_build_of_the_toolkits_major(tables: Tables) -> None:
+    # no cu123 was ever published: an extension built by nvcc 12.3 fits a cu121 torch
+    # (torch checks the major only), never a cu126 one chosen over it
+    fix = fix_of(MISMATCH.format(nvcc="12.3", torch="11.8"), tables, "cuda-version-mismatch")
+    assert "cu121 builds" in fix
+    assert "CUDA 11.8 toolkit" in fix
+
+
+def test_refused_architecture_names_its_first_toolkit(tables: Tables) -> None:
+    fix = fix_of(
+        "nvcc fatal   : Unsupported gpu architecture 'compute_86'\n",
+        tables,
+        "nvcc-unsupported-arch",
+    )
+    # sm_86 came in CUDA 11.1, after Ampere's sm_80 in 11.0
+    assert "sm_86 (Ampere) compiles with CUDA 11.1 or newer" in fix
+    assert "not in the text" in fix  # nvcc's version was not given: not guessed
+
+
+def test_refused_old_architecture_with_a_newer_toolkit(tables: Tables) -> None:
+    text = (
+        "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 11.0, V11.0.221\n"
+        "nvcc fatal   : Unsupported gpu architecture 'compute_30'\n"
+    )
+    fix = fix_of(text, tables, "nvcc-unsupported-arch")
+    assert "sm_30 (Kepler) compiles with CUDA 6.0 to 10.x" in fix
+    assert "nvcc here is 11.0.221, past its last CUDA major" in fix
+    # the catalogue's cause (a toolkit too old) does not hold: this one is too new
+    assert fix.startswith("CUDA 11 dropped Kepler (sm_30)")
+
+
+def test_toolkit_misses_knows_sm86_came_after_ampere(tables: Tables) -> None:
+    facts = Facts()
+    facts.nvidia.gpus = [
+        GpuFacts(index=0, name="RTX 3090", compute_capability=ComputeCapability.parse("8.6"))
+    ]
+    from packaging.version import Version
+
+    assert toolkit_misses(facts, tables, Version("11.0")) == [
+        ("RTX 3090", ComputeCapability.parse("8.6"), "CUDA 11.1 or newer")
+    ]
+    assert toolkit_misses(facts, tables, Version("11.1")) == []
+
+
+NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+def test_builds_for_the_gpu_fit_the_reporters_python(tables: Tables) -> None:
+    text = "Ubuntu 20.04\nGPU: NVIDIA GeForce RTX 3060\nPython 3.8.10\n" + NO_KERNEL
+    fix = fix_of(text, tables, "no-kernel-image")
+    assert "RTX 3060 (sm_86)" in fix and "for Python 3.8" in fix
+    # torch 2.4 is the last release with Python 3.8 wheels; a newer one would be wrong here
+    assert "to torch 2.4 " in fix and "torch 2.15" not in fix
+    assert "from torch 1.8 (cu111)" in fix  # the tables' oldest release with sm_86 kernels
+
+
+def test_builds_of_the_reporters_release(tables: Tables) -> None:
+    text = (
+        "torch 2.8.0+cu126\nNVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible "
+        "with the current PyTorch installation.\n"
+    )
+    fix = fix_of(text, tables, "capability-not-compatible")
+    assert "torch 2.8's cu128 and cu129 builds carry kernels for NVIDIA GeForce RTX 5090" in fix
+
+
+def test_a_gpu_no_release_carries(tables: Tables) -> None:
+    text = (
+        "Found GPU0 NVIDIA GTX TITAN Black which is of cuda capability 3.5.\n"
+        "PyTorch no longer supports this GPU because it is too old.\n"
+    )
+    fix = fix_of(text, tables, "gpu-too-old-for-torch")
+    assert "No torch release the tables hold" in fix
+    assert "from source" in fix and "CPU" in fix
+
+
+def test_no_gpu_in_the_text_keeps_the_catalogues_fix(tables: Tables) -> None:
+    fix = fix_of(NO_KERNEL, tables, "no-kernel-image")
+    rule = next(m for m in tables.messages if m.id == "no-kernel-image")
+    assert fix.endswith(rule.fix)
