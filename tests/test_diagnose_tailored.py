@@ -120,3 +120,40 @@ def test_no_gpu_in_the_text_keeps_the_catalogues_fix(tables: Tables) -> None:
     fix = fix_of(NO_KERNEL, tables, "no-kernel-image")
     rule = next(m for m in tables.messages if m.id == "no-kernel-image")
     assert fix.endswith(rule.fix)
+
+
+REFUSED = "ERROR: {wheel} is not a supported wheel on this platform.\n"
+
+
+def test_refused_wheel_of_another_python(tables: Tables) -> None:
+    text = "Windows 10, python 3.11\n" + REFUSED.format(
+        wheel="torchao-0.6.1+git-cp312-cp312-win_amd64.whl"
+    )
+    fix = fix_of(text, tables, "wheel-not-supported")
+    assert "for Python 3.12 (cp312) and the Python here is 3.11" in fix
+    assert "cp311 wheel" in fix
+
+
+def test_refused_wheel_of_another_platform(tables: Tables) -> None:
+    text = "OS: Linux x86_64\n" + REFUSED.format(
+        wheel="torch-2.1.2%2Bcu121-cp311-cp311-win_amd64.whl"
+    )
+    fix = fix_of(text, tables, "wheel-not-supported")
+    assert "This wheel is for win_amd64 and this machine's OS is Linux" in fix
+
+
+def test_refused_wheel_with_nothing_known_names_its_python(tables: Tables) -> None:
+    fix = fix_of(
+        REFUSED.format(wheel="torch-2.0.0+nv23.05-cp38-cp38-linux_aarch64.whl"),
+        tables,
+        "wheel-not-supported",
+    )
+    assert "for Python 3.8 (cp38) on linux_aarch64" in fix
+    assert "not in the text" in fix  # the refusing interpreter's version is not guessed
+    assert "fits this machine" not in fix  # nor its platform
+
+
+def test_refused_wheel_without_tags_keeps_the_catalogues_fix(tables: Tables) -> None:
+    fix = fix_of(REFUSED.format(wheel="not-a-wheel-name.whl"), tables, "wheel-not-supported")
+    rule = next(m for m in tables.messages if m.id == "wheel-not-supported")
+    assert fix.endswith(rule.fix)

@@ -265,6 +265,69 @@ def _toolkit_for_arch(match: re.Match[str], reading: Reading, tables: Tables, sa
     )
 
 
+# --------------------------------------------------------------------------- wheels
+
+
+def _wheel_os(platform_tag: str) -> Tuple[Optional[str], Optional[str]]:
+    """(OS, machine) of a wheel's platform tag: win_amd64 -> (Windows, x86_64); any -> Nones."""
+    tag = platform_tag.lower()
+    os_name = next((o for w, o in _TAG_OS if tag.startswith(w)), None)
+    machine = next((m for w, m in _TAG_ARCH if tag.endswith(w)), None)
+    return os_name, machine
+
+
+_TAG_OS = (("win", "Windows"), ("manylinux", "Linux"), ("musllinux", "Linux"), ("linux", "Linux"))
+_TAG_OS += (("macosx", "Darwin"),)
+_TAG_ARCH = (("amd64", "x86_64"), ("x86_64", "x86_64"), ("aarch64", "aarch64"), ("arm64", "arm64"))
+_TAG_ARCH += (("win32", "x86"), ("i686", "x86"), ("universal2", "universal2"))
+
+
+def _wheel_refused(match: re.Match[str], reading: Reading, tables: Tables, said: Said) -> Said:
+    """pip refused a wheel: its tags against the Python and platform the text gives."""
+    from urllib.parse import unquote
+
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    raw = unquote(match.groupdict().get("wheel") or "")
+    try:
+        _, _, _, tags = parse_wheel_filename(raw)
+    except (InvalidWheelFilename, InvalidVersion):
+        return said
+    cps = sorted({t.interpreter for t in tags if re.fullmatch(r"cp3\d{1,2}", t.interpreter)})
+    wanted = f"3.{cps[0][3:]}" if len(cps) == 1 else None
+    plats = sorted({t.platform for t in tags})
+    f = reading.facts
+    here = ".".join(f.python.version.split(".")[:2]) if f.python.version else None
+    if wanted and here and wanted != here:
+        return said[0], (
+            f"This wheel is for Python {wanted} ({cps[0]}) and the Python here is {here}: get "
+            f"the cp{here.replace('.', '')} wheel of the same release, or run it with Python "
+            f"{wanted} (or let pip choose from the index)."
+        )
+    wheel_os, wheel_machine = _wheel_os(plats[0]) if len(plats) == 1 else (None, None)
+    for mine, theirs, what in (
+        (f.system.os, wheel_os, "OS"),
+        (f.system.machine, wheel_machine, "architecture"),
+    ):
+        if mine and theirs and theirs != "universal2" and _same_arch(mine) != _same_arch(theirs):
+            return said[0], (
+                f"This wheel is for {plats[0]} and this machine's {what} is {mine}: get the wheel "
+                "built for this platform, or let pip choose from the index."
+            )
+    if wanted is None:
+        return said
+    fits = "its platform fits this machine; " if wheel_os and wheel_os == f.system.os else ""
+    return said[0], (
+        f"This wheel is for Python {wanted} ({cps[0]}) on {', '.join(plats)}: {fits}install it "
+        f"with a Python {wanted} (the interpreter that refused it is another: its version is "
+        "not in the text), or get the wheel built for that interpreter."
+    )
+
+
+def _same_arch(machine: str) -> str:
+    return {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}.get(machine.lower(), machine)
+
+
 EXPLAINERS: Dict[str, Explainer] = {
     "no-kernel-image": _builds_for_gpu,
     "capability-not-compatible": _builds_for_gpu,
@@ -272,4 +335,5 @@ EXPLAINERS: Dict[str, Explainer] = {
     "min-capability": _builds_for_gpu,
     "cuda-version-mismatch": _toolkit_mismatch,
     "nvcc-unsupported-arch": _toolkit_for_arch,
+    "wheel-not-supported": _wheel_refused,
 }
