@@ -276,10 +276,22 @@ def _wheel_os(platform_tag: str) -> Tuple[Optional[str], Optional[str]]:
     return os_name, machine
 
 
-_TAG_OS = (("win", "Windows"), ("manylinux", "Linux"), ("musllinux", "Linux"), ("linux", "Linux"))
-_TAG_OS += (("macosx", "Darwin"),)
-_TAG_ARCH = (("amd64", "x86_64"), ("x86_64", "x86_64"), ("aarch64", "aarch64"), ("arm64", "arm64"))
-_TAG_ARCH += (("win32", "x86"), ("i686", "x86"), ("universal2", "universal2"))
+_TAG_OS: Tuple[Tuple[str, str], ...] = (
+    ("win", "Windows"),
+    ("manylinux", "Linux"),
+    ("musllinux", "Linux"),
+    ("linux", "Linux"),
+    ("macosx", "Darwin"),
+)
+_TAG_ARCH: Tuple[Tuple[str, str], ...] = (
+    ("amd64", "x86_64"),
+    ("x86_64", "x86_64"),
+    ("aarch64", "aarch64"),
+    ("arm64", "arm64"),
+    ("win32", "x86"),
+    ("i686", "x86"),
+    ("universal2", "universal2"),
+)
 
 
 def _wheel_refused(match: re.Match[str], reading: Reading, tables: Tables, said: Said) -> Said:
