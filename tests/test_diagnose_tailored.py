@@ -157,3 +157,17 @@ def test_refused_wheel_without_tags_keeps_the_catalogues_fix(tables: Tables) -> 
     fix = fix_of(REFUSED.format(wheel="not-a-wheel-name.whl"), tables, "wheel-not-supported")
     rule = next(m for m in tables.messages if m.id == "wheel-not-supported")
     assert fix.endswith(rule.fix)
+
+
+def test_an_extension_built_here_is_told_the_gpus_architecture(tables: Tables) -> None:
+    text = (
+        "GPU: NVIDIA GeForce RTX 3080\nexport TORCH_CUDA_ARCH_LIST=7.5\npython setup.py install\n"
+        + NO_KERNEL
+    )
+    fix = fix_of(text, tables, "no-kernel-image")
+    assert "rebuild it for the GPU's architecture: TORCH_CUDA_ARCH_LIST=8.6" in fix
+
+
+def test_no_build_in_the_text_no_extension_advice(tables: Tables) -> None:
+    fix = fix_of("GPU: NVIDIA GeForce RTX 3080\n" + NO_KERNEL, tables, "no-kernel-image")
+    assert "TORCH_CUDA_ARCH_LIST" not in fix

@@ -213,8 +213,9 @@ def _decided(
     said = f"The text decides it: {reason} (the Python that ran the installer: {where}{python})."
     if ask.variant is not None and f"no {ask.variant} build" in why:
         return said, (
-            f"Install torch {ask.version} without the +{ask.variant} label: {where} has only the "
-            "builds published for it (the default index)."
+            f"Install torch {ask.version} without the +{ask.variant} label (pip install "
+            f"torch=={ask.version}): {where} has only the builds published for it (the "
+            "default index)."
         )
     return said, _nearest(ask, platforms, pythons, tables, python_is_why="Python" in why)
 

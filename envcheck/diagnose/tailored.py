@@ -95,9 +95,31 @@ def _carrying(
     return out
 
 
+# the text shows an extension being built here: its kernels are for the architectures the
+# build was told (TORCH_CUDA_ARCH_LIST) or saw, not torch's
+_BUILT = re.compile(
+    r"TORCH_CUDA_ARCH_LIST|setup\.py\s(?:install|build|develop)|BuildExtension|nvcc fatal"
+    r"|building '[\w.]{1,80}' extension|\bbuilt (?:it )?with\b",
+    re.IGNORECASE,
+)
+
+
 def _builds_for_gpu(match: re.Match[str], reading: Reading, tables: Tables, said: Said) -> Said:
-    """Which builds carry kernels for the GPU: of the reporter's torch release when the text
-    names it, else the first and the last releases that do."""
+    """Which builds carry kernels for the GPU (of the reporter's torch release when the text
+    names it, else the first and the last releases that do); where the text shows an
+    extension built here, the architecture to build it for."""
+    cause, fix = _torch_builds_for_gpu(reading, tables, said)
+    if not _BUILT.search(match.string):
+        return cause, fix
+    caps = gpu_capabilities(reading.facts)
+    arch = f"TORCH_CUDA_ARCH_LIST={caps[0][1]}" if caps else "TORCH_CUDA_ARCH_LIST set to it"
+    return cause, (
+        f"{fix} If the kernel that failed is an extension's built here (the text shows a build), "
+        f"rebuild it for the GPU's architecture: {arch} (its build/ folder deleted first)."
+    )
+
+
+def _torch_builds_for_gpu(reading: Reading, tables: Tables, said: Said) -> Said:
     caps = gpu_capabilities(reading.facts)
     if not caps:
         return said
