@@ -171,3 +171,25 @@ def test_an_extension_built_here_is_told_the_gpus_architecture(tables: Tables) -
 def test_no_build_in_the_text_no_extension_advice(tables: Tables) -> None:
     fix = fix_of("GPU: NVIDIA GeForce RTX 3080\n" + NO_KERNEL, tables, "no-kernel-image")
     assert "TORCH_CUDA_ARCH_LIST" not in fix
+
+
+def test_companion_pins_name_each_matching_set(tables: Tables) -> None:
+    text = (
+        "ERROR: Cannot install torch==1.13.0 and torchvision==0.15.2 because these package "
+        "versions have conflicting dependencies.\nThe conflict is caused by:\n"
+        "    The user requested torch==1.13.0\n    torchvision 0.15.2 depends on torch==2.0.1\n"
+    )
+    fix = fix_of(text, tables, "pip-companion-pins-conflict")
+    # the tables' pairs: torchvision 0.14.0 was released with torch 1.13.0
+    assert "torch 1.13.0 pairs with torchvision==0.14.0" in fix
+    assert "torchvision 0.15.2 is for torch 2.0.1" in fix
+    assert "torch==2.0.1 with torchvision==0.15.2" in fix
+
+
+def test_companion_pins_of_a_release_the_tables_lack_keep_the_catalogues_fix(
+    tables: Tables,
+) -> None:
+    text = "The user requested torch==1.4.0\ntorchvision 0.15.2 depends on torch==2.0.1\n"
+    fix = fix_of(text, tables, "pip-companion-pins-conflict")
+    rule = next(m for m in tables.messages if m.id == "pip-companion-pins-conflict")
+    assert fix.endswith(rule.fix)

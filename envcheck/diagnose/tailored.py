@@ -362,6 +362,40 @@ def _same_arch(machine: str) -> str:
     return {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}.get(machine.lower(), machine)
 
 
+# --------------------------------------------------------------------------- companions
+
+_REQUESTED = re.compile(r"(?:user requested|requirement) torch==(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)")
+_DEPENDS = re.compile(
+    r"\b(torchvision|torchaudio) (\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(?:\+\w{1,12})? depends on "
+    r"torch==(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)"
+)
+
+
+def _companion_pins(match: re.Match[str], reading: Reading, tables: Tables, said: Said) -> Said:
+    """pip cannot pin torch and a companion together: the companion each torch pairs with."""
+    text = match.string
+    asked = _REQUESTED.search(text)
+    torch = _version(asked.group(1)) if asked else torch_version(reading.facts)
+    depends = list(dict.fromkeys(_DEPENDS.findall(text)))[:4]
+    if torch is None or not depends:
+        return said
+    release = tables.release(torch)
+    if release is None:
+        return said
+    names = list(dict.fromkeys(name for name, _, _ in depends))
+    pairs = [(n, release.companion(n, torch)) for n in names]
+    known = [(n, v) for n, v in pairs if v]
+    if not known:
+        return said
+    ours = " and ".join(f"{n}=={v}" for n, v in known)
+    theirs = "; ".join(f"{n} {v} is for torch {t}" for n, v, t in depends)
+    other = " or ".join(f"torch=={t} with {n}=={v}" for n, v, t in depends if _version(t) != torch)
+    return said[0], (
+        f"torch {torch} pairs with {ours}; {theirs}. Pin one matching set: torch=={torch} with "
+        f"{ours}" + (f", or {other}" if other else "") + ", all from the same index."
+    )
+
+
 EXPLAINERS: Dict[str, Explainer] = {
     "no-kernel-image": _builds_for_gpu,
     "capability-not-compatible": _builds_for_gpu,
@@ -370,4 +404,5 @@ EXPLAINERS: Dict[str, Explainer] = {
     "cuda-version-mismatch": _toolkit_mismatch,
     "nvcc-unsupported-arch": _toolkit_for_arch,
     "wheel-not-supported": _wheel_refused,
+    "pip-companion-pins-conflict": _companion_pins,
 }
