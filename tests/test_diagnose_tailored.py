@@ -193,3 +193,47 @@ def test_companion_pins_of_a_release_the_tables_lack_keep_the_catalogues_fix(
     fix = fix_of(text, tables, "pip-companion-pins-conflict")
     rule = next(m for m in tables.messages if m.id == "pip-companion-pins-conflict")
     assert fix.endswith(rule.fix)
+
+
+CPU_BUILD = "RuntimeError: Torch not compiled with CUDA enabled\n"
+
+
+def test_cpu_build_without_a_driver_leaves_the_variant_to_the_reader(tables: Tables) -> None:
+    fix = fix_of(CPU_BUILD, tables, "not-compiled-with-cuda")
+    assert "pip uninstall torch torchvision torchaudio" in fix
+    assert "/whl/cuXYZ" in fix and "does not give the driver" in fix
+
+
+def _cpu_build_for(driver: str, tables: Tables) -> str:
+    text = f"Python version: 3.11.9\nOS: Ubuntu 22.04\nNvidia driver version: {driver}\n"
+    return fix_of(text + CPU_BUILD, tables, "not-compiled-with-cuda")
+
+
+def test_cpu_build_with_a_new_driver_takes_the_newest_release_unpinned(
+    tables: Tables,
+) -> None:
+    newest = max(tables.releases, key=lambda r: r.newest)
+    fix = _cpu_build_for("999.99", tables)
+    assert "pip install torch torchvision torchaudio --index-url" in fix
+    assert f"torch {newest.minor}'s newest CUDA build" in fix
+
+
+def test_cpu_build_with_an_old_driver_pins_a_release_whose_build_it_runs(
+    tables: Tables,
+) -> None:
+    """Driver 535 runs no CUDA 13 build: the command pins an older release, and the variant
+    it names is one the tables say driver 535 runs."""
+    import re
+
+    from envcheck.install.releases import cuda_names
+    from envcheck.values import Platform, Variant
+
+    fix = _cpu_build_for("535.104.05", tables)
+    pin = re.search(r"torch==(\d+\.\d+)\.\* torchvision torchaudio --index-url \S+/(cu\d+)", fix)
+    assert pin is not None, fix
+    minor, variant = pin.groups()
+    assert "need a newer driver" in fix
+    release = next(r for r in tables.releases if r.minor == minor)
+    assert Variant.parse(variant) in cuda_names(release, Platform.parse("linux-x86_64"))
+    assert Variant.parse(variant).version is not None
+    assert Variant.parse(variant).version.major == 12

@@ -396,6 +396,52 @@ def _companion_pins(match: re.Match[str], reading: Reading, tables: Tables, said
     )
 
 
+# --------------------------------------------------------------------------- a CPU build
+
+
+def _cpu_build(match: re.Match[str], reading: Reading, tables: Tables, said: Said) -> Said:
+    """A CPU-only torch: the commands that replace it, with the CUDA build the driver runs
+    where the text gives the driver (pip keeps an installed version unless it is removed)."""
+    variant, pin, why = _variant_for_driver(reading, tables)
+    name = str(variant) if variant is not None else "cuXYZ"
+    return said[0], (
+        f"{said[1]} Replace it: pip uninstall torch torchvision torchaudio, then pip install "
+        f"torch{pin} torchvision torchaudio --index-url {INDEX_URL}{name} ({why})."
+    )
+
+
+def _variant_for_driver(reading: Reading, tables: Tables) -> Tuple[Optional[Variant], str, str]:
+    """The newest CUDA build of the newest release (for the reporter's Python) that the
+    driver runs with kernels for the GPUs, the pin it needs (empty for the newest release, whose
+    build pip takes unpinned) and why; no variant when the text lacks the driver."""
+    from ..install.cuda import best_cuda_variant
+
+    driver = _driver(reading)
+    if driver is None:
+        return None, "", "XYZ: a CUDA your driver runs; the text does not give the driver"
+    platform, where = _platform(reading)
+    python = _version(reading.facts.python.version)
+    releases = [
+        r
+        for r in tables.releases
+        if str(platform) in r.platforms
+        and (python is None or r.supports_python(python, str(platform)))
+    ]
+    if not releases:
+        return None, "", f"no release in the tables has wheels for this Python{where}"
+    newest = max(releases, key=lambda r: r.newest)
+    for release in sorted(releases, key=lambda r: r.newest, reverse=True):
+        variant, _ = best_cuda_variant(reading.facts, tables, release, platform)
+        if variant is None:
+            continue
+        why = f"torch {release.minor}'s newest CUDA build that driver {driver} runs{where}"
+        if release is newest:
+            return variant, "", why
+        why += f"; torch {newest.minor}'s builds need a newer driver"
+        return variant, f"=={release.minor}.*", why
+    return None, "", f"no CUDA build of torch in the tables{where} runs on driver {driver}"
+
+
 EXPLAINERS: Dict[str, Explainer] = {
     "no-kernel-image": _builds_for_gpu,
     "capability-not-compatible": _builds_for_gpu,
@@ -405,4 +451,5 @@ EXPLAINERS: Dict[str, Explainer] = {
     "nvcc-unsupported-arch": _toolkit_for_arch,
     "wheel-not-supported": _wheel_refused,
     "pip-companion-pins-conflict": _companion_pins,
+    "not-compiled-with-cuda": _cpu_build,
 }
