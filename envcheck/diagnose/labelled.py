@@ -153,10 +153,12 @@ _MARKUP = re.compile(r"\*\*|__|`|^\s*(?:[-*+]\s+|#{1,6}\s+|>{1,3}\s*|In \[\d{1,4
 _TABLE_ROW = re.compile(r"^\s*\|([^|]{1,80})\|([^|]{1,120})\|\s*$")
 _YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
 # a word every label has: a line with none of them holds no label (a cheap test before the
-# labels' pattern, which is the reader's cost)
+# labels' pattern, which is the reader's cost). Every word starts with its first letter, not
+# an assertion ("os" as a word is os\b(?<!\wos), not \bos\b): the engine then skips to a
+# place where one of those letters stands instead of trying every word at every character.
 _WORDS = re.compile(
-    r"python|torch|cuda|driver|nvcc|cudnn|nccl|gpu|graphics|video|device name|\bos\b|operating"
-    r"|platform|system|distro|arch|machine|install|sys\.version|显卡|xformers|flash|triton|mmcv"
+    r"python|torch|cuda|driver|nvcc|cudnn|nccl|gpu|graphics|video|device name|os\b(?<!\wos)"
+    r"|operating|platform|system|distro|arch|machine|install|sys\.version|显卡|xformers|flash|triton|mmcv"
     r"|mmdet|detectron|apex|bitsandbytes|deepspeed|vllm"
 )
 # lines that hold no label: a traceback's "File" line, pip's removals (what it takes away is

@@ -14,8 +14,13 @@ that a quantifier follows is not part of it. A pattern with no such run of at le
 
 from __future__ import annotations
 
+import heapq
+import importlib
 import re
-from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
+import sys
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
+
+from .reading import lowered
 
 MIN_LITERAL = 5
 _META = set(".^$*+?{}[]()|\\")
@@ -120,3 +125,155 @@ def _class_end(source: str, i: int) -> int:
     while j < len(source) and source[j] != "]":
         j += 2 if source[j] == "\\" else 1
     return j + 1
+
+
+# --------------------------------------------------------------------------- where a match starts
+#
+# A pattern that starts with an assertion ((?<![\w-]), \b), an alternation of words, or with
+# case ignored gets no help from the regular-expression engine: it tries the whole pattern at
+# every character, 20 to 80 ms a MiB. When every match starts with one of a few literals
+# ("nvidia", "geforce", "rtx", ... for a GPU's name), only the places those stand (found by
+# str.find, many times faster) can start a match, and the pattern is tried there alone: the
+# same matches, in the same order.
+
+MIN_START = 2  # shorter leading literals stand nearly everywhere: the engine's scan is as fast
+MAX_STARTS = 64
+MAX_FINDS = 20  # a pass of str.find costs about 0.6 ms a MiB
+_sre: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
+_ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)
+_REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT)
+# characters that a pattern ignoring case takes for an ASCII letter although str.lower makes
+# them no ASCII letter (dotless i, long s); a dotted capital I lowers to two characters
+_FOLDS_APART = ("\u0131", "\u017f")
+_STARTS: Dict[str, Optional[Tuple[str, ...]]] = {}
+
+
+def leading_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
+    """Literals one of which every match of the pattern starts with (lower case when it
+    ignores case), or None when some match may start otherwise, or when the engine finds
+    the starts as fast itself (a pattern that starts with its literal)."""
+    key = f"{pattern.flags}:{pattern.pattern}"
+    if key not in _STARTS:
+        _STARTS[key] = _leading(pattern)
+    return _STARTS[key]
+
+
+def _leading(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
+    fold = bool(pattern.flags & re.IGNORECASE)
+    try:
+        items = list(_sre.parse(pattern.pattern, pattern.flags))
+    except Exception:  # the engine compiled it: its parser reads it; else no help
+        return None
+    if not items or (items[0][0] is _sre.LITERAL and not fold):
+        return None
+    found = _starts(items, 8)
+    if not found:
+        return None
+    if fold and not all(s.isascii() for s in found):
+        return None
+    for length in (8, 6, 4, 3):  # each is one pass of str.find over the text: the fewest
+        starts = _shortest({(s.lower() if fold else s)[:length] for s in found})
+        if len(starts) <= MAX_FINDS:
+            break
+    if len(starts) > MAX_FINDS or any(len(s) < MIN_START for s in starts):
+        return None
+    return starts
+
+
+def _shortest(starts: Set[str]) -> Tuple[str, ...]:
+    """The starts that no other start begins (where "mac" stands, "macos" may)."""
+    return tuple(sorted(s for s in starts if not any(s.startswith(t) for t in starts if t != s)))
+
+
+def _starts(items: List[Any], want: int) -> Optional[List[str]]:
+    """Strings (of at most ``want`` characters, none empty) one of which every match of the
+    parsed items starts with; None when a match may start with anything else or be empty."""
+    i = 0
+    while i < len(items) and items[i][0] in _ZERO_WIDTH:
+        i += 1  # an assertion takes no character: what follows it starts the match
+    if i == len(items):
+        return None
+    op, av = items[i]
+    rest = items[i + 1 :]
+    if op is _sre.LITERAL or op is _sre.IN:
+        chars = [chr(av)] if op is _sre.LITERAL else _class(av)
+        if not chars:
+            return None
+        tails = _starts(rest, want - 1) if want > 1 else None
+        if tails is None or len(chars) * len(tails) > MAX_STARTS:
+            return chars
+        return [c + t for c in chars for t in tails]
+    if op is _sre.SUBPATTERN:
+        if av[1] or av[2]:
+            return None  # flags set or cleared for the group: matched otherwise
+        return _starts(list(av[3]) + rest, want)
+    if op is _sre.BRANCH:
+        out: List[str] = []
+        for alternative in av[1]:
+            found = _starts(list(alternative) + rest, want)
+            if found is None:
+                return None
+            out += found
+        return out if len(out) <= MAX_STARTS else None
+    if op in _REPEATS:
+        low, _, body = av
+        first = _starts(list(body), want)  # the body taken once starts the match...
+        if first is None or low > 0:
+            return first
+        later = _starts(rest, want)  # ...or, taken no times, what follows it does
+        return None if later is None or len(first) + len(later) > MAX_STARTS else first + later
+    return None
+
+
+def _class(items: List[Any]) -> List[str]:
+    """The characters of a small class such as [1-5] or [Tt]; none for a larger one, a
+    negated one or one with a category (\\d)."""
+    chars: List[str] = []
+    for op, av in items:
+        if op is _sre.LITERAL:
+            chars.append(chr(av))
+        elif op is _sre.RANGE and av[1] - av[0] < 10:
+            chars += [chr(c) for c in range(av[0], av[1] + 1)]
+        else:
+            return []
+    return chars if len(chars) <= 10 else []
+
+
+def scan(
+    pattern: re.Pattern[str], text: str, endpos: Optional[int] = None
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text[:endpos])``, trying the pattern only where one of its
+    leading literals stands when it has them (each found when the scan reaches it, so a
+    search that stops at the first match reads no further)."""
+    end = len(text) if endpos is None else min(endpos, len(text))
+    starts = leading_literals(pattern)
+    hay = text
+    if starts is not None and pattern.flags & re.IGNORECASE:
+        hay = lowered(text)
+        if len(hay) != len(text) or any(c in text for c in _FOLDS_APART):
+            starts = None  # a place in the lower-cased text is not the same place in the text
+    if starts is None:
+        yield from pattern.finditer(text, 0, end)
+        return
+    ahead = [(at, start) for start in starts for at in (hay.find(start, 0, end),) if at != -1]
+    heapq.heapify(ahead)
+    done = tried = -1
+    while ahead:
+        at, start = ahead[0]
+        later = hay.find(start, max(at + 1, done), end)
+        if later == -1:
+            heapq.heappop(ahead)
+        else:
+            heapq.heapreplace(ahead, (later, start))
+        if at < done or at == tried:
+            continue  # inside the last match (the engine goes on after it), or tried
+        tried = at
+        match = pattern.match(text, at, end)
+        if match:
+            yield match
+            done = match.end()  # a match holds its leading literal: never empty
+
+
+def first(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
+    """``pattern.search(text)``, by :func:`scan`."""
+    return next(scan(pattern, text), None)
