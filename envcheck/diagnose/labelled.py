@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .into_facts import NAMES, compatible, os_family, put
 from .reading import Reading, lines_of
@@ -227,9 +227,9 @@ def _facts_in(line: str, below: Optional[str]) -> List[Tuple[str, str, str]]:
     """(fact key, value, label) for each label of the line with a value after it, or (when
     the label ends the line) on the line below."""
     out = []
-    for match in _LABELS.finditer(line):
+    for match in _labels(line):
         index = int(next(name for name, v in match.groupdict().items() if v is not None)[1:])
-        fact, label = FACTS[index], match.group(0)
+        fact, label = FACTS[index], line[match.start() : match.end()]
         end = match.end()
         if _REQUIREMENT.match(line, end):
             continue  # torch==2.1.0: asked for, not installed
@@ -248,6 +248,21 @@ def _facts_in(line: str, below: Optional[str]) -> List[Tuple[str, str, str]]:
             found = mine.group(1)
         out.append((key, found, label))
     return out
+
+
+# the labels in a lower-cased line, case kept: the engine ignoring case is the slower by half
+# (every alias is written in lower case, as tests/test_diagnose_literals.py checks)
+_LABELS_LOWER = re.compile(_LABELS.pattern)
+
+
+def _labels(line: str) -> Iterator[re.Match[str]]:
+    """The labels of the line: found in its lower-cased copy where each character stands
+    where it stood (no dotted capital I) and lowering makes every letter a pattern ignoring
+    case takes for an ASCII one that letter (no dotless i or long s)."""
+    low = line.lower()
+    if len(low) == len(line) and "\u0131" not in line and "\u017f" not in line:
+        return _LABELS_LOWER.finditer(low)
+    return _LABELS.finditer(line)
 
 
 def _package(label: str) -> str:

@@ -14,13 +14,12 @@ that a quantifier follows is not part of it. A pattern with no such run of at le
 
 from __future__ import annotations
 
-import heapq
 import importlib
 import re
 import sys
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
-from .reading import lowered
+from .reading import same_places_lowered
 
 MIN_LITERAL = 5
 _META = set(".^$*+?{}[]()|\\")
@@ -36,7 +35,7 @@ def required_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     if key not in _CACHE:
         fold = bool(pattern.flags & re.IGNORECASE)
         found: List[str] = []
-        for branch in _branches(pattern.pattern):
+        for branch in _branches(_unwrapped(pattern.pattern)):
             run = _longest_run(branch)
             if run is None or len(run) < MIN_LITERAL:
                 found = []
@@ -44,6 +43,24 @@ def required_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
             found.append(run.lower() if fold else run)
         _CACHE[key] = tuple(found) or None
     return _CACHE[key]
+
+
+_LINE_FLAGS = re.compile(r"\(\?[ms]+\)")
+
+
+def _unwrapped(source: str) -> str:
+    """The pattern without leading (?m) or (?s) (they change what ^, $ and . match, not its
+    literal text), and without a group around the whole of it (its alternatives are then
+    the pattern's)."""
+    flags = _LINE_FLAGS.match(source)
+    while flags:
+        source = source[flags.end() :]
+        flags = _LINE_FLAGS.match(source)
+    if source.startswith("(?:"):
+        close = next((t for t in _tokens(source) if t.kind == "close" and t.depth == 0), None)
+        if close is not None and close.start == len(source) - 1:
+            return source[3:-1]
+    return source
 
 
 class _Token(NamedTuple):
@@ -142,9 +159,7 @@ MAX_FINDS = 20  # a pass of str.find costs about 0.6 ms a MiB
 _sre: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
 _ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)
 _REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT)
-# characters that a pattern ignoring case takes for an ASCII letter although str.lower makes
-# them no ASCII letter (dotless i, long s); a dotted capital I lowers to two characters
-_FOLDS_APART = ("\u0131", "\u017f")
+BLOCK = 1 << 16  # the text read ahead for the places a match may start
 _STARTS: Dict[str, Optional[Tuple[str, ...]]] = {}
 
 
@@ -243,35 +258,32 @@ def scan(
     pattern: re.Pattern[str], text: str, endpos: Optional[int] = None
 ) -> Iterator[re.Match[str]]:
     """``pattern.finditer(text[:endpos])``, trying the pattern only where one of its
-    leading literals stands when it has them (each found when the scan reaches it, so a
-    search that stops at the first match reads no further)."""
+    leading literals stands when it has them. The places are found a block at a time, so a
+    search that stops at its first match reads little further."""
     end = len(text) if endpos is None else min(endpos, len(text))
     starts = leading_literals(pattern)
-    hay = text
+    hay: Optional[str] = text
     if starts is not None and pattern.flags & re.IGNORECASE:
-        hay = lowered(text)
-        if len(hay) != len(text) or any(c in text for c in _FOLDS_APART):
-            starts = None  # a place in the lower-cased text is not the same place in the text
-    if starts is None:
+        hay = same_places_lowered(text)  # None: not the same places in both
+    if starts is None or hay is None:
         yield from pattern.finditer(text, 0, end)
         return
-    ahead = [(at, start) for start in starts for at in (hay.find(start, 0, end),) if at != -1]
-    heapq.heapify(ahead)
-    done = tried = -1
-    while ahead:
-        at, start = ahead[0]
-        later = hay.find(start, max(at + 1, done), end)
-        if later == -1:
-            heapq.heappop(ahead)
-        else:
-            heapq.heapreplace(ahead, (later, start))
-        if at < done or at == tried:
-            continue  # inside the last match (the engine goes on after it), or tried
-        tried = at
-        match = pattern.match(text, at, end)
-        if match:
-            yield match
-            done = match.end()  # a match holds its leading literal: never empty
+    done = 0
+    for block in range(0, end, BLOCK):
+        stop = min(end, block + BLOCK)
+        places = set()
+        for start in starts:  # the places a start stands that begin in this block
+            at = hay.find(start, block, min(end, stop + len(start) - 1))
+            while at != -1:
+                places.add(at)
+                at = hay.find(start, at + 1, min(end, stop + len(start) - 1))
+        for at in sorted(places):
+            if at < done:
+                continue  # inside the last match: the engine goes on after it
+            match = pattern.match(text, at, end)
+            if match:
+                yield match
+                done = match.end()  # a match holds its leading literal: never empty
 
 
 def first(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:

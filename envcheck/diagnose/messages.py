@@ -14,7 +14,7 @@ from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
 from . import no_wheel
-from .literals import required_literals
+from .literals import first, required_literals
 from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
 
 MESSAGE = RULES["MSG001"]
@@ -119,10 +119,10 @@ def _first_wording(rule: MessageRule, hay: _Haystack) -> Optional[re.Match[str]]
         if literals is not None and not any(hay.holds(x, fold, lines) for x in literals):
             continue
         if lines:
-            match = pattern.search(text) or pattern.search(flat)
+            match = first(pattern, text) or first(pattern, flat)
         else:
-            match = pattern.search(flat)
-            match = (pattern.search(text) or match) if match else None
+            match = first(pattern, flat)
+            match = (first(pattern, text) or match) if match else None
         if match:
             return match
     return None

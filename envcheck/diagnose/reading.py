@@ -74,6 +74,21 @@ def lowered(text: str) -> str:
     return text.lower()
 
 
+# characters that a pattern ignoring case takes for an ASCII letter although str.lower makes
+# them no ASCII letter (dotless i, long s); a dotted capital I lowers to two characters
+_FOLDS_APART = ("\u0131", "\u017f")
+
+
+@functools.lru_cache(maxsize=4)
+def same_places_lowered(text: str) -> Optional[str]:
+    """The lowered text when an ASCII word stands at each place in it where a pattern that
+    ignores case finds that word in the text, else None."""
+    low = lowered(text)
+    if len(low) != len(text) or any(c in text for c in _FOLDS_APART):
+        return None
+    return low
+
+
 def lines_of(text: str) -> List[str]:
     """The lines of a cleaned text, each cut to MAX_LINE characters for the line parsers."""
     return [line[:MAX_LINE] for line in text.split("\n")]
