@@ -11,6 +11,7 @@ what they read.
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Dict, List, Set, Tuple
 
 from ..facts import GpuFacts, PackageFacts
@@ -140,7 +141,7 @@ def read_mentions(text: str, reading: Reading) -> None:
     _pip_words(lines, reading)
     _banner(lines, reading)
     if "+c" in text or "+rocm" in text:
-        labelled = [m.group(1) for m in _LOCAL_TORCH.finditer(text[: 1 << 20])][:50]
+        labelled = [m.group(1) for m in islice(scan(_LOCAL_TORCH, text, 1 << 20), 50)]
         _one(reading, "torch.version", labelled)
     counts: List[int] = []
     _one(reading, "gpu", _gpus(text, counts))
@@ -201,7 +202,7 @@ def _os(text: str, reading: Reading) -> None:
     """An OS named with its release ("on Windows 10", "ubuntu 18.04"), else the OS that the
     paths and tags show, when only one OS is named or shown."""
     words = any(w in lowered(text) for w in _OS_WORDS)
-    named = [m.group(1) for m in scan(_OS_MENTION, text, 1 << 20)][:50] if words else []
+    named = [m.group(1) for m in islice(scan(_OS_MENTION, text, 1 << 20), 50)] if words else []
     families = {_family(n) for n in named}
     if len(families) == 1:
         _one(reading, "system.os", [_spelled(n) for n in named][:1])
