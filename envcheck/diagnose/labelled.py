@@ -16,9 +16,10 @@ is installed, and is never read as a fact. Linear in the input: each line (at mo
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .into_facts import NAMES, compatible, os_family, put
 from .reading import Reading, lines_of
@@ -189,7 +190,8 @@ def read_labelled(text: str, reading: Reading) -> None:
     for number, line in enumerate(raw):
         if _SKIP.match(line) or not _WORDS.search(line.lower()):
             continue  # a traceback's file line, pip's removals, or no label word at all
-        for key, value, label in _facts_in(_plain(line), _next_value_line(raw, number)):
+        below = functools.partial(_next_value_line, raw, number)  # read when a label ends the line
+        for key, value, label in _facts_in(_plain(line), below):
             kept = found.setdefault(key, [])
             if len(kept) < MAX_FINDS:
                 kept.append(Found(value, label, number))
@@ -223,19 +225,20 @@ def _next_value_line(lines: Sequence[str], number: int) -> Optional[str]:
     return None
 
 
-def _facts_in(line: str, below: Optional[str]) -> List[Tuple[str, str, str]]:
+def _facts_in(line: str, below: Callable[[], Optional[str]]) -> List[Tuple[str, str, str]]:
     """(fact key, value, label) for each label of the line with a value after it, or (when
     the label ends the line) on the line below."""
     out = []
     for match in _labels(line):
-        index = int(next(name for name, v in match.groupdict().items() if v is not None)[1:])
+        index = int(str(match.lastgroup)[1:])  # the one fact group that matched: f<index>
         fact, label = FACTS[index], line[match.start() : match.end()]
         end = match.end()
         if _REQUIREMENT.match(line, end):
             continue  # torch==2.1.0: asked for, not installed
         value = _VALUES[index].match(line, end)
-        if value is None and below is not None and not line[end:].strip(" :)\"'`*=|.?"):
-            value = _VALUES[index].match(below)
+        if value is None and not line[end:].strip(" :)\"'`*=|.?"):
+            under = below()
+            value = _VALUES[index].match(under) if under is not None else None
         if value is None:
             continue
         key = f"companion.{_package(label)}" if fact.key == "companion" else fact.key

@@ -63,8 +63,8 @@ class _Haystack:
     def __init__(self, text: str) -> None:
         words = text.split()  # str.split's white space is the \s of a str pattern
         self.text, self.flat = text, _flat(text, words)
-        self.words = set(words)
-        self.lower_words: Optional[Set[str]] = None
+        self.words: Dict[bool, Set[str]] = {False: set(words)}
+        self.vocabulary: Dict[bool, str] = {}
         self.held: Dict[Tuple[str, bool], bool] = {}
 
     def holds(self, literal: str, fold: bool, lines: bool) -> bool:
@@ -72,22 +72,25 @@ class _Haystack:
         the literal (lower-cased text when ``fold``).
 
         A literal whose only white space is single spaces is in the flat text when it is in
-        the text, so the flat text alone answers; a word the literal has between two of its
-        spaces is then a whole word of the text, so the set of words rules most literals
-        out without reading the text."""
+        the text, so the flat text alone answers. Its parts between spaces are then parts of
+        the text's words: a part between two spaces a whole word, so the set of words rules
+        it out, and the first and last parts in the text's distinct words (one string, a
+        fraction of a long log's length), which alone answer for a literal of one part."""
         if any(c.isspace() for c in literal.replace(" ", "")) or "  " in literal:
             where = (self.text, self.flat) if lines else (self.flat,)
             return any(literal in (lowered(t) if fold else t) for t in where)
         key = (literal, fold)
         if key not in self.held:
-            words = self.words
-            if fold:
-                if self.lower_words is None:
-                    self.lower_words = {w.lower() for w in words}
-                words = self.lower_words
-            inner = literal.split(" ")[1:-1]
-            self.held[key] = all(w in words for w in inner) and literal in (
-                lowered(self.flat) if fold else self.flat
+            if fold not in self.words:
+                self.words[fold] = {w.lower() for w in self.words[False]}
+            words = self.words[fold]
+            if fold not in self.vocabulary:
+                self.vocabulary[fold] = "\n".join(words)
+            parts = literal.split(" ")
+            self.held[key] = (
+                all(w in words for w in parts[1:-1])
+                and all(p in self.vocabulary[fold] for p in (parts[0], parts[-1]) if p)
+                and (len(parts) == 1 or literal in (lowered(self.flat) if fold else self.flat))
             )
         return self.held[key]
 
