@@ -47,7 +47,7 @@ def test_no_catalogue_example_lacks_its_wordings_literal() -> None:
 
 def test_a_scan_from_the_leading_literals_finds_what_finditer_finds() -> None:
     from envcheck.diagnose import mentions
-    from envcheck.diagnose.literals import first, leading_literals, scan
+    from envcheck.diagnose.scanning import first, leading_literals, scan
 
     gpu = mentions._GPU_MENTION
     starts = leading_literals(gpu)

@@ -17,8 +17,8 @@ from typing import Dict, List, Set, Tuple
 from ..facts import GpuFacts, PackageFacts
 from .into_facts import put
 from .labelled import gpu_name
-from .literals import first, scan
 from .reading import Reading, lines_of, lowered
+from .scanning import first, scan
 
 WHERE = "mentions"
 

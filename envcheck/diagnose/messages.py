@@ -14,8 +14,9 @@ from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
 from . import no_wheel
-from .literals import first, required_literals
+from .literals import required_literals
 from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
+from .scanning import search
 
 MESSAGE = RULES["MSG001"]
 
@@ -122,10 +123,10 @@ def _first_wording(rule: MessageRule, hay: _Haystack) -> Optional[re.Match[str]]
         if literals is not None and not any(hay.holds(x, fold, lines) for x in literals):
             continue
         if lines:
-            match = first(pattern, text) or first(pattern, flat)
+            match = search(pattern, text) or search(pattern, flat)
         else:
-            match = first(pattern, flat)
-            match = (first(pattern, text) or match) if match else None
+            match = search(pattern, flat)
+            match = (search(pattern, text) or match) if match else None
         if match:
             return match
     return None
