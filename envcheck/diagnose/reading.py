@@ -59,8 +59,9 @@ def clean(text: str) -> str:
     for wide, narrow in _WIDTH:
         text = text.replace(wide, narrow)
     lines = []
+    fences = "```" in text or "~~~" in text  # a fence line holds one: else none to test
     for line in text.split("\n"):
-        if _FENCE.match(line):
+        if fences and _FENCE.match(line):
             continue
         if line.startswith("> "):
             line = line[2:]
