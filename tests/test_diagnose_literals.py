@@ -43,3 +43,35 @@ def test_no_catalogue_example_lacks_its_wordings_literal() -> None:
                 assert any(x in h for x in literals for h in hays), (rule.id, literals, example)
                 checked += 1
     assert checked > 200
+
+
+def test_a_scan_from_the_leading_literals_finds_what_finditer_finds() -> None:
+    from envcheck.diagnose import mentions
+    from envcheck.diagnose.scanning import first, leading_literals, scan
+
+    gpu = mentions._GPU_MENTION
+    starts = leading_literals(gpu)
+    assert starts is not None and "rtx" in starts
+    # a pattern that starts with its literal is the engine's own fast case: no help
+    assert leading_literals(re.compile(r"No matching distribution")) is None
+    assert leading_literals(re.compile(r"\b(?:ab|cd)ef|[12]x")) == ("1x", "2x", "abef", "cdef")
+    assert leading_literals(re.compile(r"\d+ apples|pears")) is None  # \d+: anything
+    text = (
+        "2x RTX 4090, nvidia  geforce rtx 3060ti and an rtx3090; rtxa"
+        " RTX 2080 Ti \u0131 Tesla V100\n" * 3
+    )
+    for t in (text, text.replace("\u0131", ""), text.upper(), text[:-7], "İ" + text):
+        for end in (None, 40, len(t) - 3):
+            want = [m.span() for m in gpu.finditer(t[:end] if end is not None else t)]
+            assert [m.span() for m in scan(gpu, t, end)] == want
+        found, searched = first(gpu, t), gpu.search(t)
+        assert (found.span() if found else None) == (searched.span() if searched else None)
+
+
+def test_every_label_alias_is_lower_case() -> None:
+    """labelled.py finds the labels in a lower-cased line with the pattern case kept."""
+    from envcheck.diagnose.labelled import FACTS
+
+    for fact in FACTS:
+        bare = re.sub(r"\\.", "", fact.aliases)  # \S, \W, \D would mean something else
+        assert bare == bare.lower(), fact.key

@@ -16,9 +16,10 @@ is installed, and is never read as a fact. Linear in the input: each line (at mo
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .into_facts import NAMES, compatible, os_family, put
 from .reading import Reading, lines_of
@@ -153,10 +154,12 @@ _MARKUP = re.compile(r"\*\*|__|`|^\s*(?:[-*+]\s+|#{1,6}\s+|>{1,3}\s*|In \[\d{1,4
 _TABLE_ROW = re.compile(r"^\s*\|([^|]{1,80})\|([^|]{1,120})\|\s*$")
 _YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
 # a word every label has: a line with none of them holds no label (a cheap test before the
-# labels' pattern, which is the reader's cost)
+# labels' pattern, which is the reader's cost). Every word starts with its first letter, not
+# an assertion ("os" as a word is os\b(?<!\wos), not \bos\b): the engine then skips to a
+# place where one of those letters stands instead of trying every word at every character.
 _WORDS = re.compile(
-    r"python|torch|cuda|driver|nvcc|cudnn|nccl|gpu|graphics|video|device name|\bos\b|operating"
-    r"|platform|system|distro|arch|machine|install|sys\.version|显卡|xformers|flash|triton|mmcv"
+    r"python|torch|cuda|driver|nvcc|cudnn|nccl|gpu|graphics|video|device name|os\b(?<!\wos)"
+    r"|operating|platform|system|distro|arch|machine|install|sys\.version|显卡|xformers|flash|triton|mmcv"
     r"|mmdet|detectron|apex|bitsandbytes|deepspeed|vllm"
 )
 # lines that hold no label: a traceback's "File" line, pip's removals (what it takes away is
@@ -187,7 +190,8 @@ def read_labelled(text: str, reading: Reading) -> None:
     for number, line in enumerate(raw):
         if _SKIP.match(line) or not _WORDS.search(line.lower()):
             continue  # a traceback's file line, pip's removals, or no label word at all
-        for key, value, label in _facts_in(_plain(line), _next_value_line(raw, number)):
+        below = functools.partial(_next_value_line, raw, number)  # read when a label ends the line
+        for key, value, label in _facts_in(_plain(line), below):
             kept = found.setdefault(key, [])
             if len(kept) < MAX_FINDS:
                 kept.append(Found(value, label, number))
@@ -221,19 +225,20 @@ def _next_value_line(lines: Sequence[str], number: int) -> Optional[str]:
     return None
 
 
-def _facts_in(line: str, below: Optional[str]) -> List[Tuple[str, str, str]]:
+def _facts_in(line: str, below: Callable[[], Optional[str]]) -> List[Tuple[str, str, str]]:
     """(fact key, value, label) for each label of the line with a value after it, or (when
     the label ends the line) on the line below."""
     out = []
-    for match in _LABELS.finditer(line):
-        index = int(next(name for name, v in match.groupdict().items() if v is not None)[1:])
-        fact, label = FACTS[index], match.group(0)
+    for match in _labels(line):
+        index = int(str(match.lastgroup)[1:])  # the one fact group that matched: f<index>
+        fact, label = FACTS[index], line[match.start() : match.end()]
         end = match.end()
         if _REQUIREMENT.match(line, end):
             continue  # torch==2.1.0: asked for, not installed
         value = _VALUES[index].match(line, end)
-        if value is None and below is not None and not line[end:].strip(" :)\"'`*=|.?"):
-            value = _VALUES[index].match(below)
+        if value is None and not line[end:].strip(" :)\"'`*=|.?"):
+            under = below()
+            value = _VALUES[index].match(under) if under is not None else None
         if value is None:
             continue
         key = f"companion.{_package(label)}" if fact.key == "companion" else fact.key
@@ -246,6 +251,21 @@ def _facts_in(line: str, below: Optional[str]) -> List[Tuple[str, str, str]]:
             found = mine.group(1)
         out.append((key, found, label))
     return out
+
+
+# the labels in a lower-cased line, case kept: the engine ignoring case is the slower by half
+# (every alias is written in lower case, as tests/test_diagnose_literals.py checks)
+_LABELS_LOWER = re.compile(_LABELS.pattern)
+
+
+def _labels(line: str) -> Iterator[re.Match[str]]:
+    """The labels of the line: found in its lower-cased copy where each character stands
+    where it stood (no dotted capital I) and lowering makes every letter a pattern ignoring
+    case takes for an ASCII one that letter (no dotless i or long s)."""
+    low = line.lower()
+    if len(low) == len(line) and "\u0131" not in line and "\u017f" not in line:
+        return _LABELS_LOWER.finditer(low)
+    return _LABELS.finditer(line)
 
 
 def _package(label: str) -> str:

@@ -31,7 +31,7 @@ def required_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     if key not in _CACHE:
         fold = bool(pattern.flags & re.IGNORECASE)
         found: List[str] = []
-        for branch in _branches(pattern.pattern):
+        for branch in _branches(_unwrapped(pattern.pattern)):
             run = _longest_run(branch)
             if run is None or len(run) < MIN_LITERAL:
                 found = []
@@ -39,6 +39,24 @@ def required_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
             found.append(run.lower() if fold else run)
         _CACHE[key] = tuple(found) or None
     return _CACHE[key]
+
+
+_LINE_FLAGS = re.compile(r"\(\?[ms]+\)")
+
+
+def _unwrapped(source: str) -> str:
+    """The pattern without leading (?m) or (?s) (they change what ^, $ and . match, not its
+    literal text), and without a group around the whole of it (its alternatives are then
+    the pattern's)."""
+    flags = _LINE_FLAGS.match(source)
+    while flags:
+        source = source[flags.end() :]
+        flags = _LINE_FLAGS.match(source)
+    if source.startswith("(?:"):
+        close = next((t for t in _tokens(source) if t.kind == "close" and t.depth == 0), None)
+        if close is not None and close.start == len(source) - 1:
+            return source[3:-1]
+    return source
 
 
 class _Token(NamedTuple):

@@ -11,12 +11,14 @@ what they read.
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Dict, List, Set, Tuple
 
 from ..facts import GpuFacts, PackageFacts
 from .into_facts import put
 from .labelled import gpu_name
 from .reading import Reading, lines_of, lowered
+from .scanning import first, scan
 
 WHERE = "mentions"
 
@@ -139,7 +141,7 @@ def read_mentions(text: str, reading: Reading) -> None:
     _pip_words(lines, reading)
     _banner(lines, reading)
     if "+c" in text or "+rocm" in text:
-        labelled = [m.group(1) for m in _LOCAL_TORCH.finditer(text[: 1 << 20])][:50]
+        labelled = [m.group(1) for m in islice(scan(_LOCAL_TORCH, text, 1 << 20), 50)]
         _one(reading, "torch.version", labelled)
     counts: List[int] = []
     _one(reading, "gpu", _gpus(text, counts))
@@ -147,7 +149,7 @@ def read_mentions(text: str, reading: Reading) -> None:
     if len(set(counts)) == 1 and len(gpus) == 1 and reading.where.get("nvidia.gpus") == WHERE:
         gpus.extend(GpuFacts(index=i, name=gpus[0].name) for i in range(1, counts[0]))
     _os(text, reading)
-    if _WSL.search(text):
+    if first(_WSL, text):
         reading.extra["wsl"] = True
     low = lowered(text)
     managers = {name for name, words, sign in _MANAGER_SIGNS if _signs(low, words, sign, text)}
@@ -179,7 +181,7 @@ def _gpus(text: str, counts: List[int]) -> List[str]:
     found: List[str] = []
     if not any(w in lowered(text) for w in _GPU_WORDS):
         return found
-    for match in _GPU_MENTION.finditer(text[: 1 << 20]):
+    for match in scan(_GPU_MENTION, text, 1 << 20):
         name = gpu_name(re.sub(r"\s+", " ", match.group(1)))
         if name:
             found.append(name)
@@ -193,14 +195,14 @@ def _gpus(text: str, counts: List[int]) -> List[str]:
 
 def _signs(low: str, words: Tuple[str, ...], sign: re.Pattern[str], text: str) -> bool:
     """Whether the text shows the sign: one of its words, then its pattern."""
-    return any(w in low for w in words) and sign.search(text) is not None
+    return any(w in low for w in words) and first(sign, text) is not None
 
 
 def _os(text: str, reading: Reading) -> None:
     """An OS named with its release ("on Windows 10", "ubuntu 18.04"), else the OS that the
     paths and tags show, when only one OS is named or shown."""
     words = any(w in lowered(text) for w in _OS_WORDS)
-    named = [m.group(1) for m in _OS_MENTION.finditer(text[: 1 << 20])][:50] if words else []
+    named = [m.group(1) for m in islice(scan(_OS_MENTION, text, 1 << 20), 50)] if words else []
     families = {_family(n) for n in named}
     if len(families) == 1:
         _one(reading, "system.os", [_spelled(n) for n in named][:1])
@@ -210,8 +212,8 @@ def _os(text: str, reading: Reading) -> None:
     low = lowered(text)
     shown = {family for family, words, sign in _OS_SIGNS if _signs(low, words, sign, text)}
     if any(w in low for w in _OS_WORDS):
-        shown |= {_family(w.group(1)) for w in _OS_WORD.finditer(text[: 1 << 20])}
-    if _APPLE_SILICON.search(text) and shown <= {"Darwin"}:
+        shown |= {_family(w.group(1)) for w in scan(_OS_WORD, text, 1 << 20)}
+    if first(_APPLE_SILICON, text) and shown <= {"Darwin"}:
         shown = {"Darwin"}
         if not reading.facts.system.machine:  # the hardware (a Python under Rosetta is x86_64)
             reading.facts.system.machine = "arm64"

@@ -4,7 +4,7 @@ facts each message carries put into the reading, and the case that gives its mea
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..facts import GpuFacts, RuntimeStatus
 from ..findings import Finding
@@ -16,6 +16,7 @@ from ..values import Arch, ComputeCapability, Severity
 from . import tailored
 from .literals import required_literals
 from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
+from .scanning import search
 
 MESSAGE = RULES["MSG001"]
 
@@ -25,9 +26,9 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
     A message that ``replaces`` another (the path or symbol names the cause: torchvision's
     ``_C.so`` rather than any "undefined symbol") hides it."""
     matched: List[Tuple[MessageRule, re.Match[str]]] = []
-    flat = _WHITE.sub(" ", text)  # a message wrapped across lines by a terminal or an editor
+    hay = _Haystack(text)
     for rule in tables.messages:
-        match = _first_wording(rule, text, flat)
+        match = _first_wording(rule, hay)
         if match:
             matched.append((rule, match))
     hidden = {old for rule, _ in matched for old in rule.replaces}
@@ -54,7 +55,57 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
     return findings
 
 
-def _first_wording(rule: MessageRule, text: str, flat: str) -> Optional[re.Match[str]]:
+class _Haystack:
+    """The text as the wordings are searched in: itself, and with every run of white space
+    made one space (a message wrapped across lines by a terminal or an editor); its words;
+    and which required literals it holds, each looked for once."""
+
+    def __init__(self, text: str) -> None:
+        words = text.split()  # str.split's white space is the \s of a str pattern
+        self.text, self.flat = text, _flat(text, words)
+        self.words: Dict[bool, Set[str]] = {False: set(words)}
+        self.vocabulary: Dict[bool, str] = {}
+        self.held: Dict[Tuple[str, bool], bool] = {}
+
+    def holds(self, literal: str, fold: bool, lines: bool) -> bool:
+        """Whether the text (a wording that names line structure) or the flat text holds
+        the literal (lower-cased text when ``fold``).
+
+        A literal whose only white space is single spaces is in the flat text when it is in
+        the text, so the flat text alone answers. Its parts between spaces are then parts of
+        the text's words: a part between two spaces a whole word, so the set of words rules
+        it out, and the first and last parts in the text's distinct words (one string, a
+        fraction of a long log's length), which alone answer for a literal of one part."""
+        if any(c.isspace() for c in literal.replace(" ", "")) or "  " in literal:
+            where = (self.text, self.flat) if lines else (self.flat,)
+            return any(literal in (lowered(t) if fold else t) for t in where)
+        key = (literal, fold)
+        if key not in self.held:
+            if fold not in self.words:
+                self.words[fold] = {w.lower() for w in self.words[False]}
+            words = self.words[fold]
+            if fold not in self.vocabulary:
+                self.vocabulary[fold] = "\n".join(words)
+            parts = literal.split(" ")
+            self.held[key] = (
+                all(w in words for w in parts[1:-1])
+                and all(p in self.vocabulary[fold] for p in (parts[0], parts[-1]) if p)
+                and (len(parts) == 1 or literal in (lowered(self.flat) if fold else self.flat))
+            )
+        return self.held[key]
+
+
+def _flat(text: str, words: List[str]) -> str:
+    """The text with every run of white space made one space (what a regular expression
+    substitution of runs of white space gives, in a
+    third of its time)."""
+    if not words:
+        return " " if text else ""
+    head = " " if text[0].isspace() else ""
+    return head + " ".join(words) + (" " if text[-1].isspace() else "")
+
+
+def _first_wording(rule: MessageRule, hay: _Haystack) -> Optional[re.Match[str]]:
     """The match of the family's first wording (in the catalogue's order) that the text
     holds, or else the text with every run of white space made one space.
 
@@ -62,26 +113,22 @@ def _first_wording(rule: MessageRule, text: str, flat: str) -> Optional[re.Match
     names no line structure (no newline, tab, anchor or run of spaces) matches the flat text
     wherever it matches the text, so it is searched there first, once: most wordings match
     neither, and searching them is the cost of diagnose."""
+    text, flat = hay.text, hay.flat
     for pattern in rule.patterns:
         lines = _needs_lines(pattern)
-        # a match in the text holds the literal there, one in the flat text holds it there
-        where = (text, flat) if lines else (flat,)
         literals = required_literals(pattern)
-        if literals is not None and not _holds(literals, pattern, where):
+        fold = bool(pattern.flags & re.IGNORECASE)
+        # a match in the text holds the literal there, one in the flat text holds it there
+        if literals is not None and not any(hay.holds(x, fold, lines) for x in literals):
             continue
         if lines:
-            match = pattern.search(text) or pattern.search(flat)
+            match = search(pattern, text) or search(pattern, flat)
         else:
-            match = pattern.search(flat)
-            match = (pattern.search(text) or match) if match else None
+            match = search(pattern, flat)
+            match = (search(pattern, text) or match) if match else None
         if match:
             return match
     return None
-
-
-def _holds(literals: Tuple[str, ...], pattern: re.Pattern[str], where: Tuple[str, ...]) -> bool:
-    fold = bool(pattern.flags & re.IGNORECASE)
-    return any(x in (lowered(t) if fold else t) for x in literals for t in where)
 
 
 _LINE_SYNTAX = re.compile(r"\\[ntr]|(?<!\[)\^|(?<!\\)\$|  |\\s\{[2-9]|\\s\\s| \{[2-9]|\\Z|\\A")
@@ -130,7 +177,6 @@ def _digits(raw: Optional[str]) -> str:
     return raw if raw and raw.isascii() and raw.isdigit() and len(raw) <= 9 else ""
 
 
-_WHITE = re.compile(r"\s+")
 _DOTTED = re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
 _TORCH = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]{1,20})?")
 

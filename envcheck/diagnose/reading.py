@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set, TypeVar
+from typing import Any, Dict, List, Optional, Set, Tuple, TypeVar
 
 from ..facts import Facts
 from ..values import Variant
@@ -24,7 +24,9 @@ MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
 MAX_LINE = 8192
 MAX_GPUS = 64  # GPUs read from one listing; no host shows more (a DGX has 8 or 16)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_WIDTH = str.maketrans({"\uff1a": ": ", "\u3000": " ", "\u00a0": " ", "\uff08": "(", "\uff09": ")"})
+# (str.replace, not str.translate: translate walks a non-ASCII text character by character
+# in Python's dict, 60 ms a MiB; no replacement holds another's character, so the order is free)
+_WIDTH = (("\uff1a", ": "), ("\u3000", " "), ("\u00a0", " "), ("\uff08", "("), ("\uff09", ")"))
 _FENCE = re.compile(r"^\s*(```|~~~)[\w-]*\s*$")
 
 
@@ -54,10 +56,12 @@ def clean(text: str) -> str:
     text = _ANSI.sub("", text)
     # a report typed or translated on a CJK keyboard: full-width colons, ideographic and
     # non-breaking spaces
-    text = text.translate(_WIDTH)
+    for wide, narrow in _WIDTH:
+        text = text.replace(wide, narrow)
     lines = []
+    fences = "```" in text or "~~~" in text  # a fence line holds one: else none to test
     for line in text.split("\n"):
-        if _FENCE.match(line):
+        if fences and _FENCE.match(line):
             continue
         if line.startswith("> "):
             line = line[2:]
@@ -71,9 +75,30 @@ def lowered(text: str) -> str:
     return text.lower()
 
 
+# characters that a pattern ignoring case takes for an ASCII letter although str.lower makes
+# them no ASCII letter (dotless i, long s); a dotted capital I lowers to two characters
+_FOLDS_APART = ("\u0131", "\u017f")
+
+
+@functools.lru_cache(maxsize=4)
+def same_places_lowered(text: str) -> Optional[str]:
+    """The lowered text when an ASCII word stands at each place in it where a pattern that
+    ignores case finds that word in the text, else None."""
+    low = lowered(text)
+    if len(low) != len(text) or any(c in text for c in _FOLDS_APART):
+        return None
+    return low
+
+
 def lines_of(text: str) -> List[str]:
-    """The lines of a cleaned text, each cut to MAX_LINE characters for the line parsers."""
-    return [line[:MAX_LINE] for line in text.split("\n")]
+    """The lines of a cleaned text, each cut to MAX_LINE characters for the line parsers
+    (a list of its own for each reader: cut once, copied in a tenth of the time)."""
+    return list(_lines(text))
+
+
+@functools.lru_cache(maxsize=4)
+def _lines(text: str) -> Tuple[str, ...]:
+    return tuple([line[:MAX_LINE] for line in text.split("\n")])
 
 
 T = TypeVar("T")

@@ -1,0 +1,243 @@
+r"""Searching a long text fast for a pattern the engine cannot skip ahead for, with the same
+matches in the same order.
+
+A pattern that starts with an assertion ((?<![\w-]), \b), an alternation of words, or with
+case ignored gets no help from the regular-expression engine: it tries the whole pattern at
+every character, 20 to 80 ms a MiB. Two ways round it, each exact:
+
+- the places a match may start: when every match starts with one of a few literals
+  ("nvidia", "geforce", "rtx", ... for a GPU's name), only the places those stand (found by
+  str.find, many times faster) can start a match, and the pattern is tried there alone
+  (:func:`scan`, :func:`first`);
+- the places a match may stand: when every match holds one of its required literals
+  (literals.py) and is at most so long, a match starts at most that far before one of
+  them, and the engine searches only those stretches (:func:`search`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+
+from .literals import required_literals
+from .reading import same_places_lowered
+
+MIN_START = 2  # shorter leading literals stand nearly everywhere: the engine's scan is as fast
+MAX_STARTS = 64
+MAX_FINDS = 20  # a pass of str.find costs about 0.6 ms a MiB
+_sre: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
+_ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)
+_REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT)
+BLOCK = 1 << 16  # the text read ahead for the places a match may start
+_STARTS: Dict[str, Optional[Tuple[str, ...]]] = {}
+
+
+def leading_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
+    """Literals one of which every match of the pattern starts with (lower case when it
+    ignores case), or None when some match may start otherwise, or when the engine finds
+    the starts as fast itself (a pattern that starts with its literal)."""
+    key = f"{pattern.flags}:{pattern.pattern}"
+    if key not in _STARTS:
+        _STARTS[key] = _leading(pattern)
+    return _STARTS[key]
+
+
+def _leading(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
+    fold = bool(pattern.flags & re.IGNORECASE)
+    try:
+        items = list(_sre.parse(pattern.pattern, pattern.flags))
+    except Exception:  # the engine compiled it: its parser reads it; else no help
+        return None
+    if not items or (items[0][0] is _sre.LITERAL and not fold):
+        return None
+    found = _starts(items, 8)
+    if not found:
+        return None
+    if fold and not all(s.isascii() for s in found):
+        return None
+    for length in (8, 6, 4, 3):  # each is one pass of str.find over the text: the fewest
+        starts = _shortest({(s.lower() if fold else s)[:length] for s in found})
+        if len(starts) <= MAX_FINDS:
+            break
+    if len(starts) > MAX_FINDS or any(len(s) < MIN_START for s in starts):
+        return None
+    return starts
+
+
+def _shortest(starts: Set[str]) -> Tuple[str, ...]:
+    """The starts that no other start begins (where "mac" stands, "macos" may)."""
+    return tuple(sorted(s for s in starts if not any(s.startswith(t) for t in starts if t != s)))
+
+
+def _starts(items: List[Any], want: int) -> Optional[List[str]]:
+    """Strings (of at most ``want`` characters, none empty) one of which every match of the
+    parsed items starts with; None when a match may start with anything else or be empty."""
+    i = 0
+    while i < len(items) and items[i][0] in _ZERO_WIDTH:
+        i += 1  # an assertion takes no character: what follows it starts the match
+    if i == len(items):
+        return None
+    op, av = items[i]
+    rest = items[i + 1 :]
+    if op is _sre.LITERAL or op is _sre.IN:
+        chars = [chr(av)] if op is _sre.LITERAL else _class(av)
+        if not chars:
+            return None
+        tails = _starts(rest, want - 1) if want > 1 else None
+        if tails is None or len(chars) * len(tails) > MAX_STARTS:
+            return chars
+        return [c + t for c in chars for t in tails]
+    if op is _sre.SUBPATTERN:
+        if av[1] or av[2]:
+            return None  # flags set or cleared for the group: matched otherwise
+        return _starts(list(av[3]) + rest, want)
+    if op is _sre.BRANCH:
+        out: List[str] = []
+        for alternative in av[1]:
+            found = _starts(list(alternative) + rest, want)
+            if found is None:
+                return None
+            out += found
+        return out if len(out) <= MAX_STARTS else None
+    if op in _REPEATS:
+        low, _, body = av
+        first = _starts(list(body), want)  # the body taken once starts the match...
+        if first is None or low > 0:
+            return first
+        later = _starts(rest, want)  # ...or, taken no times, what follows it does
+        return None if later is None or len(first) + len(later) > MAX_STARTS else first + later
+    return None
+
+
+def _class(items: List[Any]) -> List[str]:
+    """The characters of a small class such as [1-5] or [Tt]; none for a larger one, a
+    negated one or one with a category (\\d)."""
+    chars: List[str] = []
+    for op, av in items:
+        if op is _sre.LITERAL:
+            chars.append(chr(av))
+        elif op is _sre.RANGE and av[1] - av[0] < 10:
+            chars += [chr(c) for c in range(av[0], av[1] + 1)]
+        else:
+            return []
+    return chars if len(chars) <= 10 else []
+
+
+def scan(
+    pattern: re.Pattern[str], text: str, endpos: Optional[int] = None
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text[:endpos])``, trying the pattern only where one of its
+    leading literals stands when it has them. The places are found a block at a time, so a
+    search that stops at its first match reads little further."""
+    end = len(text) if endpos is None else min(endpos, len(text))
+    starts = leading_literals(pattern)
+    hay: Optional[str] = text
+    if starts is not None and pattern.flags & re.IGNORECASE:
+        hay = same_places_lowered(text)  # None: not the same places in both
+    if starts is None or hay is None:
+        yield from pattern.finditer(text, 0, end)
+        return
+    done = 0
+    for block in range(0, end, BLOCK):
+        stop = min(end, block + BLOCK)
+        places = set()
+        for start in starts:  # the places a start stands that begin in this block
+            at = hay.find(start, block, min(end, stop + len(start) - 1))
+            while at != -1:
+                places.add(at)
+                at = hay.find(start, at + 1, min(end, stop + len(start) - 1))
+        for at in sorted(places):
+            if at < done:
+                continue  # inside the last match: the engine goes on after it
+            match = pattern.match(text, at, end)
+            if match:
+                yield match
+                done = match.end()  # a match holds its leading literal: never empty
+
+
+def first(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
+    """``pattern.search(text)``, by :func:`scan`."""
+    return next(scan(pattern, text), None)
+
+
+MAX_WIDTH = 4096  # a wording that may match more than this is searched whole
+_REACH: Dict[str, Optional[Tuple[int, int]]] = {}
+
+
+def search(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
+    """``pattern.search(text)``: from the places its leading literals stand when it has
+    them, else over the stretches around its required literals when a match is at most so
+    long, else whole."""
+    if leading_literals(pattern) is not None:
+        return first(pattern, text)
+    literals, reach = required_literals(pattern), _reach(pattern)
+    hay: Optional[str] = text
+    if literals is not None and pattern.flags & re.IGNORECASE:
+        hay = same_places_lowered(text)
+    if literals is None or reach is None or hay is None:
+        return pattern.search(text)
+    width, ahead = reach
+    tried = 0  # no match starts before this
+    for block in range(0, len(text), BLOCK):  # the literals found a block at a time
+        stop = min(len(text), block + BLOCK)
+        places = set()
+        for literal in literals:
+            at = hay.find(literal, block, min(len(text), stop + len(literal) - 1))
+            while at != -1:
+                places.add(at)
+                at = hay.find(literal, at + 1, min(len(text), stop + len(literal) - 1))
+        if len(places) * ahead > BLOCK:  # the stretches would be the block, or more
+            return pattern.search(text, max(tried, block - width))
+        for at in sorted(places):
+            # a match that holds the literal here starts in [at - width, at]; the engine
+            # reads no further than ``ahead`` past a start, so the text cut there answers
+            # the same for those starts (a match found past ``at`` might not: the next
+            # stretch decides)
+            match = pattern.search(text, max(tried, at - width), min(len(text), at + ahead))
+            if match and match.start() <= at:
+                return match
+            tried = at + 1
+    return None
+
+
+def _reach(pattern: re.Pattern[str]) -> Optional[Tuple[int, int]]:
+    """The longest match of the pattern, and how far past its start the engine may read
+    (the match, what each lookahead reads, and one more character for $ or \\b); None when
+    either is unbounded or past MAX_WIDTH."""
+    key = f"{pattern.flags}:{pattern.pattern}"
+    if key not in _REACH:
+        _REACH[key] = None
+        try:
+            parsed = _sre.parse(pattern.pattern, pattern.flags)
+            width = parsed.getwidth()[1]
+            ahead = _lookahead(list(parsed))
+        except Exception:  # the engine compiled it: its parser reads it; else no help
+            return None
+        if ahead is not None and width + ahead <= MAX_WIDTH:
+            _REACH[key] = (width, width + ahead + 2)  # past the last character read
+    return _REACH[key]
+
+
+def _lookahead(items: List[Any]) -> Optional[int]:
+    """How many characters the lookaheads among the items read, at most (None: unknown)."""
+    total = 0
+    for op, av in items:
+        if op in (_sre.LITERAL, _sre.NOT_LITERAL, _sre.IN, _sre.ANY, _sre.AT, _sre.CATEGORY):
+            continue
+        if op in (_sre.ASSERT, _sre.ASSERT_NOT):
+            inner = _lookahead(list(av[1]))
+            if inner is None:
+                return None
+            total += inner + (av[1].getwidth()[1] if av[0] == 1 else 0)
+        elif op is _sre.SUBPATTERN or op in _REPEATS or op is _sre.BRANCH:
+            bodies = av[1] if op is _sre.BRANCH else [av[-1]]
+            for body in bodies:
+                inner = _lookahead(list(body))
+                if inner is None:
+                    return None
+                total += inner
+        else:
+            return None  # a back reference, an atomic group: not worth reading
+    return total
