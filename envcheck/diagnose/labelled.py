@@ -64,6 +64,15 @@ FACTS: Tuple[Fact, ...] = (
         r"|sys\.version|platform\.python_version\(\)",
         r"(?:python\s?)?(3\.\d{1,2}(?:\.\d{1,2}(?:rc\d|a\d|b\d)?)?|2\.7(?:\.\d{1,2})?)(?!\d|\.\d)",
     ),
+    # before torch.version: "PyTorch has CUDA version 10.1" is torch's CUDA, and the
+    # alternation takes the first label that matches where one starts
+    Fact(
+        "torch.cuda",
+        r"cuda used to build pytorch|torch\.version\.cuda"
+        r"|pytorch cuda(?: version)?|torch cuda(?: version)?|cudatoolkit|pytorch-cuda"
+        r"|pytorch has cuda(?: version)?",
+        r"(?:cuda\s?)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
+    ),
     Fact(
         "torch.version",
         r"(?:py)?torch(?:[ _]version)?|torch\.__version__|pytorch\s?ver(?:sion)?",
@@ -73,13 +82,6 @@ FACTS: Tuple[Fact, ...] = (
         "companion",
         "|".join(COMPANIONS),
         r"(?:v)?" + _TORCH_V + r"(?!\d|\.\d)",
-    ),
-    Fact(
-        "torch.cuda",
-        r"cuda used to build pytorch|torch\.version\.cuda"
-        r"|pytorch cuda(?: version)?|torch cuda(?: version)?|cudatoolkit|pytorch-cuda"
-        r"|pytorch has cuda(?: version)?",
-        r"(?:cuda\s?)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
     ),
     Fact(
         "nvidia.driver_version",
@@ -134,6 +136,7 @@ FACTS: Tuple[Fact, ...] = (
 _SEP = (
     r"(?:\s{0,3}\([^)\n]{0,30}\))?"  # "PyTorch version (GPU?)"
     r"(?:\s{0,3}(?:version|ver\.?))?"
+    r"(?:\s(?:in|inside|on) (?:the|my|this|our) [\w-]{1,20}(?= is | was ))?"  # "... in the image is"
     r"['\"`*_]{0,3}\s{0,3}"
     r"(?:(?::=|->|=>|[:=|](?!=)|\bis\b|\bwas\b|\bof\b)\s{0,3})?"
     r"(?:version\s?[:=]\s?)?"  # sdnext's "Python: version=3.11.9"
@@ -165,6 +168,30 @@ _SKIP = re.compile(
     r"\s*(?:File \"|Found existing installation|Uninstalling|Successfully uninstalled)|.{400}"
 )
 _REQUIREMENT = re.compile(r"\s{0,2}(?:[=<>~!]=|[<>])")
+# "I have installed ... torch==2.1.1+cu118": a pin the reporter says was installed (a
+# command's "pip install torch==2.1.1" is only asked for)
+_INSTALLED_PIN = re.compile(
+    r"\b(?:I|I've|we|have|had)\b[^.;\n]{0,40}\binstalled\b(?:[^.;\n]|\.\w){0,60}$", re.I
+)
+_EXACT_PIN = re.compile(r"\s{0,2}==\s{0,2}")
+# what stands before a label whose value is not this machine's: "the torch which works for
+# flash_attn is 2.6.0" (the value is the subject's), "if I go back to python 3.10" (another
+# setup, not this one)
+_NOT_THIS = re.compile(
+    r"(?:\b(?:which|that)\s(?:only\s)?(?:works?|worked|is compatible|is built|was built)"
+    r"\s(?:for|with)\b[^.,;\n]{0,20}"
+    r"|\bif (?:I|you|we)\s(?:go back to|switch(?: back)? to|downgrade to|upgrade to|use|try)\s)$",
+    re.I,
+)
+# a value replaced in the same sentence: "Python 3.8 is on a legacy build cycle, so I just
+# installed 3.11" (the later one is what the machine has)
+_REPLACED = re.compile(
+    r"[^.;\n]{0,60}?\b(?:so|and|then)\s(?:I\s)?(?:just\s|then\s)?"
+    r"(?:installed|switched to|upgraded to|downgraded to|moved to)\s",
+    re.I,
+)
+# a second manager named with the first ("installed with pip and one with conda")
+_ALSO = re.compile(r"[^.;\n]{0,25}?\b(?:and|or)\b[^.;\n]{0,12}?\b(pip|uv|conda|mamba|poetry)\b", re.I)
 
 
 # the facts collect_env always answers, "None" or "Could not collect" included
@@ -229,23 +256,44 @@ def _facts_in(line: str, below: Optional[str]) -> List[Tuple[str, str, str]]:
         index = int(next(name for name, v in match.groupdict().items() if v is not None)[1:])
         fact, label = FACTS[index], match.group(0)
         end = match.end()
-        if _REQUIREMENT.match(line, end):
+        if _NOT_THIS.search(line, max(0, match.start() - 60), match.start()):
+            continue  # "the torch which works for flash_attn is ...": not the label's value
+        pin = _EXACT_PIN.match(line, end)
+        if _REQUIREMENT.match(line, end) and not (
+            pin and _INSTALLED_PIN.search(line, 0, match.start())
+        ):
             continue  # torch==2.1.0: asked for, not installed
-        value = _VALUES[index].match(line, end)
+        value = _VALUES[index].match(line, pin.end() if pin else end)
         if value is None and below is not None and not line[end:].strip(" :)\"'`*=|.?"):
             value = _VALUES[index].match(below)
         if value is None:
             continue
         key = f"companion.{_package(label)}" if fact.key == "companion" else fact.key
-        found = value.group(1).strip()
-        have = _YOU_HAVE.match(line, value.end())  # xFormers: "built for X (you have Y)"
-        if have:
-            mine = _VALUES[index].match(have.group(1))
-            if mine is None:
-                continue
-            found = mine.group(1)
-        out.append((key, found, label))
+        found = _later(line, value, index)
+        if found is not None:
+            out.append((key, found, label))
+        if fact.key == "package_manager" and value.string is line:
+            also = _ALSO.match(line, value.end())
+            if also:  # two managers named: both are said, and none is taken
+                out.append((key, also.group(1), label))
     return out
+
+
+def _later(line: str, value: re.Match[str], index: int) -> Optional[str]:
+    """The value the line ends with for this label: the one matched, or what replaced it
+    ("built for X (you have Y)", "X ..., so I installed Y"); None when the replacement
+    is not a value of this fact."""
+    if value.string is not line:
+        return value.group(1).strip()
+    have = _YOU_HAVE.match(line, value.end())  # xFormers: "built for X (you have Y)"
+    if have:
+        mine = _VALUES[index].match(have.group(1))
+        return mine.group(1) if mine else None
+    then = _REPLACED.match(line, value.end())
+    if then:
+        mine = _VALUES[index].match(line, then.end())
+        return mine.group(1) if mine else None
+    return value.group(1).strip()
 
 
 def _package(label: str) -> str:
