@@ -103,6 +103,11 @@ FACTS: Tuple[Fact, ...] = (
         r"cudnn(?: version)?|torch\.backends\.cudnn\.version\(\)",
         r"(?:v)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|\d{4,6})(?!\d|\.\d)",
     ),
+    Fact(  # "CUDA/cuDNN version: 10.0.130 / 7.3.1"
+        "cudnn",
+        r"cuda\s?/\s?cudnn(?: versions?)?",
+        r"v?\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\s?/\s?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
+    ),
     Fact(
         "nccl",
         r"nccl(?: version)?|torch\.cuda\.nccl\.version\(\)",
@@ -111,12 +116,14 @@ FACTS: Tuple[Fact, ...] = (
     Fact(
         "gpu",
         r"gpus?(?: models?(?: and configuration)?| name| type| model)?|graphics card|video card"
-        r"|device name|gpu_name|torch\.cuda\.get_device_name\(\d?\)|显卡",
-        r"((?:\d{1,2}\s?x\s?)?(?:nvidia |amd )?[A-Za-z][\w -]{1,60}?)(?=\s*(?:$|[,;(|]| with | and ))",
+        r"|device(?: name)?|gpu_name|torch\.cuda\.get_device_name\(\d?\)|显卡",
+        r"((?:\d{1,2}\s?x\s?)?(?:nvidia |amd )?(?:[A-Za-z][\w -]{1,60}?|\d{4}\s?(?:ti|super)?))"
+        r"(?=\s*(?:$|[,;(|]| with | and ))",
     ),
     Fact(
         "system.os",
-        r"os|operating system|platform|system|os version|platform_system|sys_platform|distro",
+        r"os|operating system|platform|system(?: info(?:rmation)?)?|os version|platform_system"
+        r"|sys_platform|distro",
         r"((?:ubuntu|debian|centos|rocky|fedora|arch linux|rhel|red hat[\w ]{0,20}|opensuse"
         r"|linux mint|pop!_os|almalinux|amazon linux|wsl2?|windows|win(?:32|64|10|11)|macos"
         r"|mac os x|osx|darwin|linux)[\w .()/-]{0,40}?)(?=\s*(?:$|[,;|]| with | and | on ))",
@@ -128,9 +135,10 @@ FACTS: Tuple[Fact, ...] = (
     ),
     Fact(
         "package_manager",
-        r"(?:installed|install(?:ed)? (?:via|with|using|by)|package manager|installer"
-        r"|how you installed pytorch(?: \([^)]{0,40}\))?)",
-        r"(?:via |with |using |by )?(pip|uv|conda|mamba|micromamba|poetry|pipenv|pdm)\b",
+        r"(?:install(?:ed)?(?: only| just| all)? (?:via|with|using|by|through)|installed"
+        r"|package manager|installer|how you installed pytorch(?: \([^)]{0,40}\))?"
+        r"|how (?:you|did you) (?:tried to )?install(?:ed)?(?: [\w ]{1,60}?)? \([^)]{0,40}\))",
+        r"(?:via |with |using |by )?(pip|uv|(?:ana|mini)?conda|mamba|micromamba|poetry|pipenv|pdm)\b",
     ),
 )
 _SEP = (
@@ -145,7 +153,7 @@ _SEP = (
 _LABELS = re.compile(
     r"(?<![\w./=<>~!-])(?=[a-z\u663e])(?:"  # a label starts a word (显卡 included)
     + "|".join(f"(?P<f{i}>{fact.aliases})" for i, fact in enumerate(FACTS))
-    + r")(?![\w-]|\.[A-Za-z_])",
+    + r")(?:(?![\w-]|\.[A-Za-z_])|(?<=python)(?=[23]\.\d))",  # "python3.7" too
     re.IGNORECASE,
 )
 _VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
@@ -158,7 +166,7 @@ _YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
 # a word every label has: a line with none of them holds no label (a cheap test before the
 # labels' pattern, which is the reader's cost)
 _WORDS = re.compile(
-    r"python|torch|cuda|driver|nvcc|cudnn|nccl|gpu|graphics|video|device name|\bos\b|operating"
+    r"python|torch|cuda|driver|nvcc|cudnn|nccl|gpu|graphics|video|device|\bos\b|operating"
     r"|platform|system|distro|arch|machine|install|sys\.version|显卡|xformers|flash|triton|mmcv"
     r"|mmdet|detectron|apex|bitsandbytes|deepspeed|vllm"
 )
@@ -344,6 +352,8 @@ def _normal(key: str, raw: str) -> Optional[str]:
         return ".".join(re.findall(r"\d+", raw)) or None
     if key == "gpu":
         return gpu_name(raw)
+    if key == "package_manager":  # "installed by anaconda": conda is its package manager
+        return re.sub(r"^(?:ana|mini)conda$", "conda", raw.lower())
     if key == "system.machine":
         return {"x86-64": "x86_64", "x64": "x86_64", "amd64": "AMD64"}.get(raw.lower(), raw)
     return raw or None
@@ -352,7 +362,7 @@ def _normal(key: str, raw: str) -> Optional[str]:
 _GPU = re.compile(
     r"^(?:(?P<count>\d{1,2})\s?x\s?)?(?P<name>(?:nvidia |amd )?(?:geforce |quadro |tesla |radeon )?"
     r"(?:(?:rtx|gtx)(?=\s?\d)|titan|quadro|tesla|a\d{1,3}|h\d{2,3}|l\d{1,2}s?|v100|p100|p40|t4|k80"
-    r"|b200|gb200|rx|mi\d{2,3}|instinct|radeon)(?:\b|(?=\d))[\w -]{0,40})$",
+    r"|b200|gb200|gh200|rx|mi\d{2,3}|instinct|radeon|(?<=geforce )\d{3}mx)(?:\b|(?=\d))[\w -]{0,40})$",
     re.IGNORECASE,
 )
 
@@ -361,9 +371,10 @@ def gpu_name(raw: str) -> Optional[str]:
     """A GPU model as NVML names it, from the way people write it ("RTX 3090", "3060ti" under
     a GPU label, "Tesla M40"); None for words that name no GPU."""
     raw = raw.strip()
-    bare = re.fullmatch(r"(\d{4})\s?(ti|super)?", raw, re.IGNORECASE)
-    if bare:  # "Video card: 3060ti"
-        raw = f"RTX {bare.group(1)}" + (
+    bare = re.fullmatch(r"(?:nvidia\s)?(?:geforce\s)?(\d{4})\s?(ti|super)?", raw, re.IGNORECASE)
+    if bare:  # "Video card: 3060ti", "nVidia GeForce 4070TI": a GeForce's number alone
+        family = "GTX" if bare.group(1).startswith("1") else "RTX"  # GTX 1080, 1660
+        raw = f"{family} {bare.group(1)}" + (
             f" {bare.group(2).upper().replace('TI', 'Ti')}" if bare.group(2) else ""
         )
     match = _GPU.match(raw)
