@@ -11,7 +11,7 @@ what they read.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..facts import GpuFacts, PackageFacts
 from .into_facts import put
@@ -87,12 +87,12 @@ _MANAGER_SIGNS = (
     (
         "mamba",
         ("mamba",),
-        re.compile(r"\b(?:micro)?mamba (?:install|create|env)\b|LibMambaUnsatisfiableError"),
+        re.compile(r"\b(?:micro)?mamba (?:install|create|env)\b"),
     ),
     (
         "conda",
         ("conda ", "packagesnotfounderror", "unsatisfiableerror", "solving environment"),
-        re.compile(
+        re.compile(  # LibMambaUnsatisfiableError: conda's libmamba solver, not mamba
             r"\bconda (?:install|create|env (?:create|update))\b|PackagesNotFoundError"
             r"|UnsatisfiableError|Solving environment: failed"
         ),
@@ -105,10 +105,15 @@ _MANAGER_SIGNS = (
             "no matching distribution",
             "successfully installed",
             "requirement already",
+            "supported wheel",
+            "conflicting dependencies",
+            "which is incompatible",
         ),
-        re.compile(
+        re.compile(  # pip's commands, and its own words (its resolver's included)
             r"(?<!uv )\bpip3? install\b|-m pip install\b|ERROR: (?:Could not find a version|No matching distribution)"
             r"|Successfully installed |Requirement already satisfied"
+            r"|is not a supported wheel on this platform|because these package versions have conflicting"
+            r"|requires [\w.-]{1,40}[<>=!~]=?[^,\n]{1,30}, but you have [\w.-]{1,40} \S{1,30} which is incompatible"
         ),
     ),
 )
@@ -151,19 +156,23 @@ def read_mentions(text: str, reading: Reading) -> None:
         reading.extra["wsl"] = True
     low = lowered(text)
     managers = {name for name, words, sign in _MANAGER_SIGNS if _signs(low, words, sign, text)}
-    if len(managers) == 1 or (managers == {"pip", "conda"} and "conda" in _failing(text)):
-        stated = reading.extra.setdefault("stated", {})
-        stated.setdefault("package_manager", next(iter(managers - {"pip"} or managers)))
+    manager = _manager(managers)
+    if manager:
+        reading.extra.setdefault("stated", {}).setdefault("package_manager", manager)
     if len(reading.where) > before and WHERE not in reading.pieces:
         reading.pieces.append(WHERE)
 
 
-def _failing(text: str) -> Set[str]:
-    """The managers whose own failure the text shows."""
-    out = set()
-    if re.search(r"PackagesNotFoundError|UnsatisfiableError|Solving environment: failed", text):
-        out.add("conda")
-    return out
+def _manager(shown: Set[str]) -> Optional[str]:
+    """The package manager of the environment, of those whose commands or words the text
+    shows: pip runs inside every other one's environment (a conda env, uv's venv) and mamba
+    is a solver for conda's, so the most particular one is the environment's; two
+    particular ones (uv and poetry) name none."""
+    if len(shown) > 1:
+        shown = shown - {"pip"}
+    if len(shown) > 1:
+        shown = shown - {"conda"}
+    return next(iter(shown)) if len(shown) == 1 else None
 
 
 def _one(reading: Reading, key: str, values: List[str]) -> None:
