@@ -14,6 +14,7 @@ import re
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..facts import GpuFacts, PackageFacts
+from .dumps import PLATFORM_LIST
 from .into_facts import put
 from .labelled import gpu_name
 from .reading import Reading, lines_of, lowered
@@ -22,28 +23,31 @@ WHERE = "mentions"
 
 _GPU_MENTION = re.compile(
     r"(?<![\w-])((?:NVIDIA\s+)?(?:(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?Ti|\s?SUPER)?"
+    r"|GeForce\s\d{3}MX"
     r"|Tesla\s+[KMPVTA]\d{1,3}[a-zA-Z]?|TITAN\s(?:Xp|X|V|RTX)"
-    r"|A100|H100|H200|V100|A10G|L40S|A6000|A40|A30|L4|T4|P100|P40|K80)"
+    r"|A100|H100|H200|V100|A10G|L40S|A6000|A40|A30|L4|T4|P100|P40|K80|GB200|B200|GH200)"
     r"(?:\s(?:Laptop|Mobile)(?:\sGPU)?)?)(?![\w-])",
     re.IGNORECASE,
 )
 _OS_MENTION = re.compile(
-    r"(?<![\w/.-])(ubuntu\s?\d{2}(?:\.\d{2})?|debian\s?\d{1,2}|centos\s?\d|fedora\s?\d{2}"
-    r"|windows?\s?(?:10|11|7|8\.1)|win\s?(?:10|11)|mac\s?os\s?x?\s?\d{2}(?:\.\d{1,2}){0,2}"
-    r"|osx\s?\d{2}(?:\.\d{1,2})?|macos\s?\d{2}(?:\.\d{1,2}){0,2})(?![\w.]*\d)",
+    r"(?<![A-Za-z0-9_/.-])(ubuntu\s?\d{2}(?:\.\d{2})?|debian\s?\d{1,2}|centos\s?\d|fedora\s?\d{2}"
+    r"|windows?\s?(?:version\s)?(?:10|11|7|8\.1)|win\s?(?:10|11)"
+    r"|mac\s?os\s?x?\s?\d{2}(?:\.\d{1,2}){0,2}"
+    r"|osx\s?\d{2}(?:\.\d{1,2})?|macos\s?\d{2}(?:\.\d{1,2}){0,2})(?![A-Za-z0-9_.]*\d)",
     re.IGNORECASE,
 )
 _COUNT_BEFORE = re.compile(r"(?<![\w.])(\d{1,2})\s?(?:x\s?)?$")  # "4 A100", "2x RTX 4090"
 # words one of which each kind of mention needs (a cheap test of the lower-cased text first:
 # a long training log holds none of them, and the patterns are not scanned over it)
 _GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "a100", "h100", "h200", "v100", "a10g", "l40s",
-              "a6000", "a40", "a30", "l4", "t4", "p100", "p40", "k80")  # fmt: skip
+              "a6000", "a40", "a30", "l4", "t4", "p100", "p40", "k80", "b200", "gh200",
+              "geforce")  # fmt: skip
 _OS_WORDS = ("ubuntu", "debian", "centos", "fedora", "win", "mac", "osx", "linux", "apple",
              "m1 ", "m2 ", "m3 ", "m4 ", "m5 ")  # fmt: skip
 # an OS named without its release ("on my MacBook", "(Windows)", "ubuntu"); Apple silicon
 _OS_WORD = re.compile(
-    r"(?<![\w/.-])(windows|macbook|mac|macos|osx|ubuntu|centos|debian|fedora|linux"
-    r"|apple silicon|m[1-5] (?:mac|macbook|chip|pro|max|ultra))(?![\w-])",
+    r"(?<![A-Za-z0-9_/.-])(windows|macbooks?|macs?|macos|osx|ubuntu|centos|debian|fedora|linux"
+    r"|apple silicon|m[1-5] (?:mac|macbook|chip|pro|max|ultra))(?![A-Za-z0-9_-])",
     re.IGNORECASE,
 )
 _APPLE_SILICON = re.compile(
@@ -51,6 +55,7 @@ _APPLE_SILICON = re.compile(
     r"|\b(?:mac|macbook)(?: (?:pro|air))? (?:with )?(?:an )?M[1-5]\b",
     re.IGNORECASE,
 )
+_X86_MAC = re.compile(r"\bmacosx_\d{1,2}_\d{1,2}_x86_64\b")
 _WSL = re.compile(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
 # paths and tags that only one OS has
 _OS_SIGNS = (
@@ -216,13 +221,18 @@ def _os(text: str, reading: Reading) -> None:
         return
     if families:
         return
+    intel = "x86_64" in text and _X86_MAC.search(text) is not None
+    if "platform" in text:  # uv's and pip's lists of the platforms that have wheels
+        text = "\n".join(line for line in lines_of(text) if not PLATFORM_LIST.search(line))
     low = lowered(text)
     shown = {family for family, words, sign in _OS_SIGNS if _signs(low, words, sign, text)}
     if any(w in low for w in _OS_WORDS):
         shown |= {_family(w.group(1)) for w in _OS_WORD.finditer(text[: 1 << 20])}
     if _APPLE_SILICON.search(text) and shown <= {"Darwin"}:
         shown = {"Darwin"}
-        if not reading.facts.system.machine:  # the hardware (a Python under Rosetta is x86_64)
+        if not reading.facts.system.machine and not intel:
+            # the hardware; a Python under Rosetta is x86_64, and a text that shows an
+            # x86_64 macOS tag besides says two machines
             reading.facts.system.machine = "arm64"
             reading.where.setdefault("system.machine", f"{WHERE} (Apple silicon)")
     if len(shown) == 1 and not reading.facts.system.os:
