@@ -55,6 +55,12 @@ _APPLE_SILICON = re.compile(
     r"|\b(?:mac|macbook)(?: (?:pro|air))? (?:with )?(?:an )?M[1-5]\b",
     re.IGNORECASE,
 )
+# an NVIDIA Jetson board named by its model, or the JetPack / L4T release only a Jetson runs
+_JETSON = re.compile(
+    r"\b(?:jetson\s(?:agx\s|orin\s)?(?:nano|tx1|tx2|xavier(?:\snx)?|orin(?:\snano|\snx)?)"
+    r"|agx\s(?:xavier|orin)|jetpack\s?\d(?:\.\d{1,2}){0,2}|l4t\s?r?\d{2}\.\d)\b",
+    re.IGNORECASE,
+)
 _X86_MAC = re.compile(r"\bmacosx_\d{1,2}_\d{1,2}_x86_64\b")
 _WSL = re.compile(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
 # paths and tags that only one OS has
@@ -157,6 +163,7 @@ def read_mentions(text: str, reading: Reading) -> None:
     if len(set(counts)) == 1 and len(gpus) == 1 and reading.where.get("nvidia.gpus") == WHERE:
         gpus.extend(GpuFacts(index=i, name=gpus[0].name) for i in range(1, counts[0]))
     _os(text, reading)
+    _jetson(text, reading)
     if _WSL.search(text):
         reading.extra["wsl"] = True
     low = lowered(text)
@@ -239,6 +246,21 @@ def _os(text: str, reading: Reading) -> None:
         reading.facts.system.os = next(iter(shown))
         reading.observed.add("system")
         reading.where.setdefault("system.os", f"{WHERE} (its paths)")
+
+
+def _jetson(text: str, reading: Reading) -> None:
+    """A Jetson the text names ("my jetson nano", "AGX XAVIER", "JetPack 4.4"): a Linux
+    aarch64 board whose CUDA is JetPack's (checks.jetson says which torch fits it)."""
+    low = lowered(text)
+    if "jetson" not in low and "agx" not in low and "jetpack" not in low and "l4t" not in low:
+        return
+    named = _JETSON.search(text[: 1 << 20])
+    s = reading.facts.system
+    if named is None or s.jetson or s.os not in ("", "Linux") or s.machine not in ("", "aarch64"):
+        return  # another OS or architecture read: not a Jetson's report, or two machines
+    s.jetson, s.os, s.machine = named.group(0), "Linux", "aarch64"
+    reading.observed.add("system")
+    reading.where.setdefault("system.jetson", f"{WHERE} (a Jetson board)")
 
 
 def _family(name: str) -> str:
