@@ -312,11 +312,11 @@ def _pip_words(lines: List[str], reading: Reading) -> None:
 
 
 def _banner(lines: List[str], reading: Reading) -> None:
-    """A library's banner (Ultralytics'), when the text shows one machine's."""
-    banners = {
-        m.group(0): m for m in (_BANNER.search(line) for line in lines if "Python-" in line) if m
-    }
-    for match in list(banners.values())[:1] if len(banners) == 1 else []:
+    """A library's banner (Ultralytics'): the last one the text shows. A library prints it
+    at each start, so a log (or a report's "it worked with ..., now ...") runs from the
+    old setup to the present one."""
+    banners = [m for m in (_BANNER.search(line) for line in lines if "Python-" in line) if m]
+    for match in banners[-1:]:
         put("python.version", match.group(1), reading)
         put("torch.version", match.group(2), reading)
         if match.group(3):
