@@ -30,6 +30,13 @@ _SUBDIR_PLATFORM = {
     "win-64": ("Windows", "AMD64"),
     "win-32": ("Windows", "x86"),
 }
+# a wheel pip fetched to install: pip takes only wheels for the Python it runs under, so the
+# CPython tag is that Python's ("Using cached torch-1.11.0-cp38-cp38-manylinux1_x86_64.whl")
+_PIP_WHEEL = re.compile(
+    r"^\s*(?:Downloading|Using cached) \S{0,300}?-cp3(\d{1,2})-(?:cp3\d{1,2}m?|none)-[\w.]{1,120}\.whl\b"
+)
+# pip told to fetch for another machine: its wheels say nothing of this one
+_ELSEWHERE = re.compile(r"pip3? download|--python-version|--platform[ =]|--only-binary")
 _UV_INTERPRETER = re.compile(
     r"Using (?:CPython|Python|PyPy) (3\.\d{1,2}\.\d{1,2})(?:\S{0,20})? (?:interpreter|environment) at"
 )
@@ -37,7 +44,8 @@ _UV_INTERPRETER = re.compile(
 
 def read_installers(text: str, reading: Reading) -> None:
     if "__" not in text and "Using " not in text and "platform" not in text and "-64" not in text:
-        return
+        if ".whl" not in text:
+            return
     took = False
     cuda = _distinct(m.group(1) for m in _VIRTUAL_CUDA.finditer(text))
     if len(cuda) == 1 and put("nvidia.cuda_driver_version", cuda[0], reading):
@@ -56,6 +64,9 @@ def read_installers(text: str, reading: Reading) -> None:
             if not s.machine:
                 s.machine, took = machine, True
     python = _distinct(m.group(1) for m in _UV_INTERPRETER.finditer(text))
+    if not python and ".whl" in text and not _ELSEWHERE.search(text):
+        tags = (_PIP_WHEEL.match(line) for line in text.splitlines() if ".whl" in line)
+        python = _distinct(f"3.{m.group(1)}" for m in tags if m)
     if len(python) == 1 and put("python.version", python[0], reading):
         took = True
     if took and WHERE not in reading.pieces:
