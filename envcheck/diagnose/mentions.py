@@ -61,6 +61,12 @@ _JETSON = re.compile(
     r"|agx\s(?:xavier|orin)|jetpack\s?\d(?:\.\d{1,2}){0,2}|l4t\s?r?\d{2}\.\d)\b",
     re.IGNORECASE,
 )
+# the architecture said of the machine in a sentence: "an aarch64 machine", "my x86_64 server"
+_ARCH_OF = re.compile(
+    r"\b(?:an?|my|our|this|the)\s(aarch64|arm64|x86[_-]64)\s"
+    r"(?:machine|server|system|host|node|box|instance|board|cpu|linux)\b",
+    re.IGNORECASE,
+)
 _X86_MAC = re.compile(r"\bmacosx_\d{1,2}_\d{1,2}_x86_64\b")
 _WSL = re.compile(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
 # paths and tags that only one OS has
@@ -164,6 +170,9 @@ def read_mentions(text: str, reading: Reading) -> None:
         gpus.extend(GpuFacts(index=i, name=gpus[0].name) for i in range(1, counts[0]))
     _os(text, reading)
     _jetson(text, reading)
+    if "64 " in text:
+        arches = [m.group(1).lower().replace("-", "_") for m in _ARCH_OF.finditer(text[: 1 << 20])]
+        _one(reading, "system.machine", arches[:50])
     if _WSL.search(text):
         reading.extra["wsl"] = True
     low = lowered(text)
