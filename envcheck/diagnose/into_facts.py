@@ -88,6 +88,11 @@ def _put_torch(reading: Reading, value: str) -> bool:
     return True
 
 
+def _put_cpu_torch(reading: Reading, value: str) -> bool:
+    """A torch the text calls a CPU-only build ("Torch without CUDA version 2.1.2")."""
+    return _put_torch(reading, value if "+" in value else f"{value}+cpu")
+
+
 def _put_driver(reading: Reading, value: str) -> bool:
     n = reading.facts.nvidia
     if n.driver_version:
@@ -185,6 +190,7 @@ PUT.update(
     {
         "python.version": _put_python,
         "torch.version": _put_torch,
+        "torch.cpu": _put_cpu_torch,
         "nvidia.driver_version": _put_driver,
         "cudnn": _put_cudnn,
         "gpu": _put_gpu,

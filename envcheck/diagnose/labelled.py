@@ -73,6 +73,11 @@ FACTS: Tuple[Fact, ...] = (
         r"|pytorch has cuda(?: version)?",
         r"(?:cuda\s?)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
     ),
+    Fact(  # "Torch without CUDA version 2.1.2": a CPU-only build (into_facts adds its +cpu)
+        "torch.cpu",
+        r"(?:py)?torch without cuda(?: version)?|cpu(?:-only)? (?:version|build) of (?:py)?torch",
+        r"(?:torch\s?|pytorch\s?)?" + _TORCH_V + r"(?!\d|\.\d)",
+    ),
     Fact(
         "torch.version",
         r"(?:py)?torch(?:[ _]version)?|torch\.__version__|pytorch\s?ver(?:sion)?",
@@ -390,4 +395,4 @@ def gpu_name(raw: str) -> Optional[str]:
 
 
 def _where_key(key: str) -> str:
-    return "nvidia.gpus" if key == "gpu" else key
+    return {"gpu": "nvidia.gpus", "torch.cpu": "torch.version"}.get(key, key)
