@@ -43,9 +43,9 @@ _UV_INTERPRETER = re.compile(
 
 
 def read_installers(text: str, reading: Reading) -> None:
-    if "__" not in text and "Using " not in text and "platform" not in text and "-64" not in text:
-        if ".whl" not in text:
-            return
+    words = ("__", "Using ", "platform", "-64", ".whl")
+    if not any(w in text for w in words):
+        return
     took = False
     cuda = _distinct(m.group(1) for m in _VIRTUAL_CUDA.finditer(text))
     if len(cuda) == 1 and put("nvidia.cuda_driver_version", cuda[0], reading):

@@ -204,7 +204,9 @@ _REPLACED = re.compile(
     re.I,
 )
 # a second manager named with the first ("installed with pip and one with conda")
-_ALSO = re.compile(r"[^.;\n]{0,25}?\b(?:and|or)\b[^.;\n]{0,12}?\b(pip|uv|conda|mamba|poetry)\b", re.I)
+_ALSO = re.compile(
+    r"[^.;\n]{0,25}?\b(?:and|or)\b[^.;\n]{0,12}?\b(pip|uv|conda|mamba|poetry)\b", re.I
+)
 
 
 # the facts collect_env always answers, "None" or "Could not collect" included
