@@ -20,6 +20,9 @@ from ..probes.toolkit import parse_nvcc_version
 from .reading import Reading, lines_of, note_conflict, set_python, set_torch
 
 _NVCC = re.compile(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
+# a build running one toolkit's nvcc or compiling against its headers: "/usr/local/cuda-9.0/
+# bin/nvcc", "/usr/local/cuda-9.0/include/crt/host_config.h" (a library path says less)
+_TOOLKIT_PATH = re.compile(r"/usr/local/cuda-(\d{1,2}\.\d)/(?:bin/nvcc|include/)")
 _TORCH_PRINT = re.compile(
     r"^\s*(\d{1,3}\.\d{1,3}\.\d{1,3}(?:\.?[a-z]+\d*)?\+(cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu))"
     r"(?:\s+(\d{1,2}\.\d{1,2}|None))?\s*$"
@@ -62,6 +65,7 @@ def read_fragments(text: str, reading: Reading) -> None:
 def _nvcc(lines: List[str], reading: Reading) -> None:
     line = next((x for x in lines if _NVCC.match(x)), None)
     if line is None:
+        _toolkit_path(lines, reading)
         return
     version = parse_nvcc_version(line)
     tk = reading.facts.toolkit
@@ -69,6 +73,18 @@ def _nvcc(lines: List[str], reading: Reading) -> None:
         tk.nvcc_version = version
         reading.observed.add("toolkit")
         reading.pieces.append("nvcc -V")
+
+
+def _toolkit_path(lines: List[str], reading: Reading) -> None:
+    """The toolkit a build ran, from its nvcc's or headers' path, when the text shows one."""
+    found = {
+        m.group(1) for x in lines if "/usr/local/cuda-" in x for m in _TOOLKIT_PATH.finditer(x)
+    }
+    tk = reading.facts.toolkit
+    if len(found) == 1 and not tk.nvcc_version:
+        tk.nvcc_version = found.pop()
+        reading.observed.add("toolkit")
+        reading.pieces.append("toolkit path")
 
 
 def _torch_print(lines: List[str], reading: Reading) -> None:

@@ -20,7 +20,7 @@ WHERE = "installer output"
 _VIRTUAL_CUDA = re.compile(r"__cuda(?:==?|-)(\d{1,2}\.\d{1,2})(?:=|-)\w{1,8}\b")
 _VIRTUAL_GLIBC = re.compile(r"__glibc(?:==?|-)(\d\.\d{1,2})(?:=|-)\w{1,8}\b")
 _SUBDIR = re.compile(
-    r"(?:platform\s*:\s*|feature:\|?@?/|::|/)(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|win-32)\b"
+    r"(?:(?i:platform)\s*:\s*|feature:\|?@?/|::|/)(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|win-32)\b"
 )
 _SUBDIR_PLATFORM = {
     "linux-64": ("Linux", "x86_64"),
@@ -43,7 +43,7 @@ _UV_INTERPRETER = re.compile(
 
 
 def read_installers(text: str, reading: Reading) -> None:
-    words = ("__", "Using ", "platform", "-64", ".whl")
+    words = ("__", "Using ", "latform", "-64", "-arm64", ".whl")
     if not any(w in text for w in words):
         return
     took = False
