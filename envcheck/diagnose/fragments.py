@@ -42,7 +42,10 @@ _PYTHON_LINE = re.compile(
 _CONDA_LINE = re.compile(
     r"^\s*(pytorch|torchvision|torchaudio)\s+(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)\s+(\S+)(?:\s+(\S+))?\s*$"
 )
-_CONDA_CUDA = re.compile(r"cuda(\d{1,2}\.\d)")
+# the CUDA and Python of a conda build string: "py3.11_cuda12.1_cudnn8_0" (pytorch's channel),
+# "cuda118_py312h3690e1b_301" (conda-forge's, no dot)
+_CONDA_CUDA = re.compile(r"cuda(\d{1,2}\.\d|1\d{2}(?=_|$))")
+_CONDA_PY = re.compile(r"(?:^|_)py(3\.?\d{1,2})(?=_|h[0-9a-f]|$)")
 _UNAME = re.compile(
     r"^\s*(?:Linux version (\S+)|Linux \S+ (\S+) .*?\s(x86_64|aarch64|arm64|ppc64le|s390x)(?: \S+)?\s*$)"
 )
@@ -107,7 +110,12 @@ def _package_lines(lines: List[str], reading: Reading) -> None:
         if match:
             name = "torch" if match.group(1) == "pytorch" else match.group(1)
             build = _CONDA_CUDA.search(match.group(3))
-            found.setdefault(name, (match.group(2), build.group(1) if build else None))
+            cuda = build.group(1) if build else None
+            if cuda and "." not in cuda:  # conda-forge's "cuda118": 11.8
+                cuda = f"{cuda[:-1]}.{cuda[-1]}"
+            found.setdefault(name, (match.group(2), cuda))
+            if name == "torch":
+                _conda_python(match.group(3), reading)
     if not found:
         return
     if "torch" in found:
@@ -118,6 +126,14 @@ def _package_lines(lines: List[str], reading: Reading) -> None:
     t.companions += [PackageFacts(name, v) for name, (v, _) in found.items() if name not in have]
     if found and "package list" not in reading.pieces:
         reading.pieces.append("package list")
+
+
+def _conda_python(build: str, reading: Reading) -> None:
+    """The Python a conda build of torch was built for is the environment's (py312: 3.12)."""
+    py = _CONDA_PY.search(build)
+    if py:
+        digits = py.group(1).replace(".", "")
+        set_python(reading, f"{digits[0]}.{digits[1:]}", "package list")
 
 
 def _python_line(lines: List[str], reading: Reading) -> None:
