@@ -181,10 +181,12 @@ _SKIP = re.compile(
     r"\s*(?:File \"|Found existing installation|Uninstalling|Successfully uninstalled)|.{400}"
 )
 _REQUIREMENT = re.compile(r"\s{0,2}(?:[=<>~!]=|[<>])")
-# "I have installed ... torch==2.1.1+cu118": a pin the reporter says was installed (a
-# command's "pip install torch==2.1.1" is only asked for)
+# "I have installed ... torch==2.1.1+cu118", "the version torch==2.4.0": a pin the reporter
+# says is installed (a command's "pip install torch==2.1.1" is only asked for)
 _INSTALLED_PIN = re.compile(
-    r"\b(?:I|I've|we|have|had)\b[^.;\n]{0,40}\binstalled\b(?:[^.;\n]|\.\w){0,60}$", re.I
+    r"(?:\b(?:I|I've|we|have|had)\b[^.;\n]{0,40}\b(?:re)?installed\b(?:[^.;\n]|\.\w){0,80}"
+    r"|\b(?:the|my) versions?(?: is| are)?:?\s{0,2})$",
+    re.I,
 )
 _EXACT_PIN = re.compile(r"\s{0,2}==\s{0,2}")
 # what stands before a label whose value is not this machine's: "the torch which works for
