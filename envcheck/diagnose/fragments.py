@@ -165,14 +165,15 @@ def _uname(lines: List[str], reading: Reading) -> None:
 
 
 _NVRM = re.compile(
-    r"^\s*NVRM version: NVIDIA UNIX (?:Open Kernel Module for )?(x86_64|aarch64) Kernel Module\s+"
+    r"\bNVRM version: NVIDIA UNIX (?:Open Kernel Module for )?(x86_64|aarch64) Kernel Module\s+"
     r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"
 )
 
 
 def _nvrm(lines: List[str], reading: Reading) -> None:
-    """``cat /proc/driver/nvidia/version``: the loaded kernel driver's version."""
-    match = next((m for m in map(_NVRM.match, lines) if m), None)
+    """``cat /proc/driver/nvidia/version``: the loaded kernel driver's version (its line
+    pasted alone or quoted in a sentence)."""
+    match = next((m for m in (_NVRM.search(x) for x in lines if "NVRM" in x) if m), None)
     if match is None:
         return
     nv, s = reading.facts.nvidia, reading.facts.system
