@@ -60,9 +60,9 @@ COMPANIONS = (
 FACTS: Tuple[Fact, ...] = (
     Fact(
         "python.version",
-        r"python(?:[ _](?:full[ _])?versions?)?|python_full_version|py(?:thon)?\s?ver(?:sion)?"
-        r"|sys\.version|platform\.python_version\(\)",
-        r"(?:python\s?)?(3\.\d{1,2}(?:\.\d{1,2}(?:rc\d|a\d|b\d)?)?|2\.7(?:\.\d{1,2})?)(?!\d|\.\d)",
+        r"python(?:[ _](?:full[ _])?versions?| env(?:ironment)?| venv)?|python_full_version"
+        r"|py(?:thon)?\s?ver(?:sion)?|sys\.version|platform\.python_version\(\)",
+        r"\(?(?:python\s?)?(3\.\d{1,2}(?:\.\d{1,2}(?:rc\d|a\d|b\d)?)?|2\.7(?:\.\d{1,2})?)(?!\d|\.\d)",
     ),
     # before torch.version: "PyTorch has CUDA version 10.1" is torch's CUDA, and the
     # alternation takes the first label that matches where one starts
