@@ -311,6 +311,13 @@ def read_library_lines(lines: List[str], reading: Reading) -> None:
         reading.observed.add("torch")
 
 
+def _installed_by(channel: str, reading: Reading) -> None:
+    """The manager that installed torch, from conda's list: its ``pypi`` channel is pip's
+    install into the conda environment, any other channel (pytorch, conda-forge) conda's."""
+    manager = "pip" if channel == "pypi" else "conda"
+    reading.extra.setdefault("stated", {}).setdefault("package_manager", manager)
+
+
 def _libraries(libs: List[str], reading: Reading) -> None:
     f = reading.facts
     for line in libs:
@@ -325,6 +332,8 @@ def _libraries(libs: List[str], reading: Reading) -> None:
         conda = _CONDA.match(line)
         if conda:
             name = normalise(conda.group(1))
+            if name in ("torch", "pytorch") and conda.group(4):
+                _installed_by(conda.group(4), reading)
             if name in (
                 "pytorch",
                 "pytorch-cuda",

@@ -41,8 +41,11 @@ _SITE = re.compile(
 _WIN_SITE = re.compile(
     r"[/\\]Python(\d)(\d{1,2})[/\\]Lib[/\\]site-packages[/\\]([A-Za-z_]\w{0,60})"
 )
-_PLATFORM_LIST = re.compile(
+# an installer's list of the platforms that have wheels: not this machine's (mentions reads
+# the OS with these lines left out too)
+PLATFORM_LIST = re.compile(
     r"only has wheels for the following platforms|wheels with a matching platform tag"
+    r"|available for `?[\w-]{1,40}`?(?: \([^)\n]{0,30}\))? on the following platforms"
     r"|is not a supported wheel on this platform"
 )
 _MACHINE_HINT = re.compile(
@@ -449,7 +452,7 @@ def _machine_hints(lines: List[str], reading: Reading) -> None:
     if s.machine:
         return
     for line in lines:
-        if _PLATFORM_LIST.search(line):
+        if PLATFORM_LIST.search(line):
             continue  # an installer's list of the platforms that have wheels: not this one
         match = _MACHINE_HINT.search(line)
         if match:

@@ -20,6 +20,9 @@ from ..probes.toolkit import parse_nvcc_version
 from .reading import Reading, lines_of, note_conflict, set_python, set_torch
 
 _NVCC = re.compile(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
+# a build running one toolkit's nvcc or compiling against its headers: "/usr/local/cuda-9.0/
+# bin/nvcc", "/usr/local/cuda-9.0/include/crt/host_config.h" (a library path says less)
+_TOOLKIT_PATH = re.compile(r"/usr/local/cuda-(\d{1,2}\.\d)/(?:bin/nvcc|include/)")
 _TORCH_PRINT = re.compile(
     r"^\s*(\d{1,3}\.\d{1,3}\.\d{1,3}(?:\.?[a-z]+\d*)?\+(cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu))"
     r"(?:\s+(\d{1,2}\.\d{1,2}|None))?\s*$"
@@ -39,7 +42,10 @@ _PYTHON_LINE = re.compile(
 _CONDA_LINE = re.compile(
     r"^\s*(pytorch|torchvision|torchaudio)\s+(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)\s+(\S+)(?:\s+(\S+))?\s*$"
 )
-_CONDA_CUDA = re.compile(r"cuda(\d{1,2}\.\d)")
+# the CUDA and Python of a conda build string: "py3.11_cuda12.1_cudnn8_0" (pytorch's channel),
+# "cuda118_py312h3690e1b_301" (conda-forge's, no dot)
+_CONDA_CUDA = re.compile(r"cuda(\d{1,2}\.\d|1\d{2}(?=_|$))")
+_CONDA_PY = re.compile(r"(?:^|_)py(3\.?\d{1,2})(?=_|h[0-9a-f]|$)")
 _UNAME = re.compile(
     r"^\s*(?:Linux version (\S+)|Linux \S+ (\S+) .*?\s(x86_64|aarch64|arm64|ppc64le|s390x)(?: \S+)?\s*$)"
 )
@@ -62,6 +68,7 @@ def read_fragments(text: str, reading: Reading) -> None:
 def _nvcc(lines: List[str], reading: Reading) -> None:
     line = next((x for x in lines if _NVCC.match(x)), None)
     if line is None:
+        _toolkit_path(lines, reading)
         return
     version = parse_nvcc_version(line)
     tk = reading.facts.toolkit
@@ -69,6 +76,18 @@ def _nvcc(lines: List[str], reading: Reading) -> None:
         tk.nvcc_version = version
         reading.observed.add("toolkit")
         reading.pieces.append("nvcc -V")
+
+
+def _toolkit_path(lines: List[str], reading: Reading) -> None:
+    """The toolkit a build ran, from its nvcc's or headers' path, when the text shows one."""
+    found = {
+        m.group(1) for x in lines if "/usr/local/cuda-" in x for m in _TOOLKIT_PATH.finditer(x)
+    }
+    tk = reading.facts.toolkit
+    if len(found) == 1 and not tk.nvcc_version:
+        tk.nvcc_version = found.pop()
+        reading.observed.add("toolkit")
+        reading.pieces.append("toolkit path")
 
 
 def _torch_print(lines: List[str], reading: Reading) -> None:
@@ -91,7 +110,12 @@ def _package_lines(lines: List[str], reading: Reading) -> None:
         if match:
             name = "torch" if match.group(1) == "pytorch" else match.group(1)
             build = _CONDA_CUDA.search(match.group(3))
-            found.setdefault(name, (match.group(2), build.group(1) if build else None))
+            cuda = build.group(1) if build else None
+            if cuda and "." not in cuda:  # conda-forge's "cuda118": 11.8
+                cuda = f"{cuda[:-1]}.{cuda[-1]}"
+            found.setdefault(name, (match.group(2), cuda))
+            if name == "torch":
+                _conda_python(match.group(3), reading)
     if not found:
         return
     if "torch" in found:
@@ -102,6 +126,14 @@ def _package_lines(lines: List[str], reading: Reading) -> None:
     t.companions += [PackageFacts(name, v) for name, (v, _) in found.items() if name not in have]
     if found and "package list" not in reading.pieces:
         reading.pieces.append("package list")
+
+
+def _conda_python(build: str, reading: Reading) -> None:
+    """The Python a conda build of torch was built for is the environment's (py312: 3.12)."""
+    py = _CONDA_PY.search(build)
+    if py:
+        digits = py.group(1).replace(".", "")
+        set_python(reading, f"{digits[0]}.{digits[1:]}", "package list")
 
 
 def _python_line(lines: List[str], reading: Reading) -> None:
@@ -133,14 +165,15 @@ def _uname(lines: List[str], reading: Reading) -> None:
 
 
 _NVRM = re.compile(
-    r"^\s*NVRM version: NVIDIA UNIX (?:Open Kernel Module for )?(x86_64|aarch64) Kernel Module\s+"
+    r"\bNVRM version: NVIDIA UNIX (?:Open Kernel Module for )?(x86_64|aarch64) Kernel Module\s+"
     r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"
 )
 
 
 def _nvrm(lines: List[str], reading: Reading) -> None:
-    """``cat /proc/driver/nvidia/version``: the loaded kernel driver's version."""
-    match = next((m for m in map(_NVRM.match, lines) if m), None)
+    """``cat /proc/driver/nvidia/version``: the loaded kernel driver's version (its line
+    pasted alone or quoted in a sentence)."""
+    match = next((m for m in (_NVRM.search(x) for x in lines if "NVRM" in x) if m), None)
     if match is None:
         return
     nv, s = reading.facts.nvidia, reading.facts.system

@@ -20,7 +20,7 @@ WHERE = "installer output"
 _VIRTUAL_CUDA = re.compile(r"__cuda(?:==?|-)(\d{1,2}\.\d{1,2})(?:=|-)\w{1,8}\b")
 _VIRTUAL_GLIBC = re.compile(r"__glibc(?:==?|-)(\d\.\d{1,2})(?:=|-)\w{1,8}\b")
 _SUBDIR = re.compile(
-    r"(?:platform\s*:\s*|feature:\|?@?/|::|/)(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|win-32)\b"
+    r"(?:(?i:platform)\s*:\s*|feature:\|?@?/|::|/)(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|win-32)\b"
 )
 _SUBDIR_PLATFORM = {
     "linux-64": ("Linux", "x86_64"),
@@ -30,13 +30,21 @@ _SUBDIR_PLATFORM = {
     "win-64": ("Windows", "AMD64"),
     "win-32": ("Windows", "x86"),
 }
+# a wheel pip fetched to install: pip takes only wheels for the Python it runs under, so the
+# CPython tag is that Python's ("Using cached torch-1.11.0-cp38-cp38-manylinux1_x86_64.whl")
+_PIP_WHEEL = re.compile(
+    r"^\s*(?:Downloading|Using cached) \S{0,300}?-cp3(\d{1,2})-(?:cp3\d{1,2}m?|none)-[\w.]{1,120}\.whl\b"
+)
+# pip told to fetch for another machine: its wheels say nothing of this one
+_ELSEWHERE = re.compile(r"pip3? download|--python-version|--platform[ =]|--only-binary")
 _UV_INTERPRETER = re.compile(
     r"Using (?:CPython|Python|PyPy) (3\.\d{1,2}\.\d{1,2})(?:\S{0,20})? (?:interpreter|environment) at"
 )
 
 
 def read_installers(text: str, reading: Reading) -> None:
-    if "__" not in text and "Using " not in text and "platform" not in text and "-64" not in text:
+    words = ("__", "Using ", "latform", "-64", "-arm64", ".whl")
+    if not any(w in text for w in words):
         return
     took = False
     cuda = _distinct(m.group(1) for m in _VIRTUAL_CUDA.finditer(text))
@@ -56,6 +64,9 @@ def read_installers(text: str, reading: Reading) -> None:
             if not s.machine:
                 s.machine, took = machine, True
     python = _distinct(m.group(1) for m in _UV_INTERPRETER.finditer(text))
+    if not python and ".whl" in text and not _ELSEWHERE.search(text):
+        tags = (_PIP_WHEEL.match(line) for line in text.splitlines() if ".whl" in line)
+        python = _distinct(f"3.{m.group(1)}" for m in tags if m)
     if len(python) == 1 and put("python.version", python[0], reading):
         took = True
     if took and WHERE not in reading.pieces:

@@ -88,6 +88,11 @@ def _put_torch(reading: Reading, value: str) -> bool:
     return True
 
 
+def _put_cpu_torch(reading: Reading, value: str) -> bool:
+    """A torch the text calls a CPU-only build ("Torch without CUDA version 2.1.2")."""
+    return _put_torch(reading, value if "+" in value else f"{value}+cpu")
+
+
 def _put_driver(reading: Reading, value: str) -> bool:
     n = reading.facts.nvidia
     if n.driver_version:
@@ -134,10 +139,10 @@ def _put_gpu(reading: Reading, value: str) -> bool:
 
 def _put_os(reading: Reading, value: str) -> bool:
     s = reading.facts.system
-    arch = re.search(r"\((x86_64|aarch64|arm64|AMD64)\)\s*$", value)
-    if arch and not s.machine:  # collect_env's "Ubuntu 18.04.5 LTS (x86_64)"
-        s.machine = arch.group(1)
-    value = re.sub(r"\s*\([^)]{0,30}\)\s*$", "", value)
+    arch = re.search(r"(?:\(|\s)(x86_64|aarch64|arm64|AMD64)\)?\s*$", value)
+    if arch and not s.machine:  # collect_env's "Ubuntu 18.04.5 LTS (x86_64)", uname -srm's
+        s.machine = arch.group(1)  # "Darwin 24.4.0 arm64"
+    value = re.sub(r"\s*(?:\([^)]{0,30}\)|\s(?:x86_64|aarch64|arm64|AMD64))\s*$", "", value)
     low = value.lower()
     family = os_family(low)
     if s.os and s.os != family:
@@ -145,7 +150,10 @@ def _put_os(reading: Reading, value: str) -> bool:
     new = not s.os
     s.os = family
     release = re.search(r"\d{1,2}(?:\.\d{1,2}){0,2}", value)
-    if family == "Linux" and not low.startswith("linux") and not s.distro_name:
+    # a distribution's name, not the kernel's ("Linux-5.4.0-generic"); "Linux 18.04" is a
+    # release as people write Ubuntu's (year.month), which no kernel is
+    distro = not low.startswith("linux") or re.match(r"linux \d{2}\.\d{2}\b", low) is not None
+    if family == "Linux" and distro and not s.distro_name:
         s.distro_name, new = value, True
     elif release and family != "Linux" and not s.os_version:
         s.os_version, new = release.group(0), True
@@ -182,6 +190,7 @@ PUT.update(
     {
         "python.version": _put_python,
         "torch.version": _put_torch,
+        "torch.cpu": _put_cpu_torch,
         "nvidia.driver_version": _put_driver,
         "cudnn": _put_cudnn,
         "gpu": _put_gpu,

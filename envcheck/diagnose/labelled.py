@@ -61,9 +61,23 @@ COMPANIONS = (
 FACTS: Tuple[Fact, ...] = (
     Fact(
         "python.version",
-        r"python(?:[ _](?:full[ _])?versions?)?|python_full_version|py(?:thon)?\s?ver(?:sion)?"
-        r"|sys\.version|platform\.python_version\(\)",
-        r"(?:python\s?)?(3\.\d{1,2}(?:\.\d{1,2}(?:rc\d|a\d|b\d)?)?|2\.7(?:\.\d{1,2})?)(?!\d|\.\d)",
+        r"python(?:[ _](?:full[ _])?versions?| env(?:ironment)?| venv)?|python_full_version"
+        r"|py(?:thon)?\s?ver(?:sion)?|sys\.version|platform\.python_version\(\)",
+        r"\(?(?:python\s?)?(3\.\d{1,2}(?:\.\d{1,2}(?:rc\d|a\d|b\d)?)?|2\.7(?:\.\d{1,2})?)(?!\d|\.\d)",
+    ),
+    # before torch.version: "PyTorch has CUDA version 10.1" is torch's CUDA, and the
+    # alternation takes the first label that matches where one starts
+    Fact(
+        "torch.cuda",
+        r"cuda used to build pytorch|torch\.version\.cuda"
+        r"|pytorch cuda(?: version)?|torch cuda(?: version)?|cudatoolkit|pytorch-cuda"
+        r"|pytorch has cuda(?: version)?",
+        r"(?:cuda\s?)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
+    ),
+    Fact(  # "Torch without CUDA version 2.1.2": a CPU-only build (into_facts adds its +cpu)
+        "torch.cpu",
+        r"(?:py)?torch without cuda(?: version)?|cpu(?:-only)? (?:version|build) of (?:py)?torch",
+        r"(?:torch\s?|pytorch\s?)?" + _TORCH_V + r"(?!\d|\.\d)",
     ),
     Fact(
         "torch.version",
@@ -74,13 +88,6 @@ FACTS: Tuple[Fact, ...] = (
         "companion",
         "|".join(COMPANIONS),
         r"(?:v)?" + _TORCH_V + r"(?!\d|\.\d)",
-    ),
-    Fact(
-        "torch.cuda",
-        r"cuda used to build pytorch|torch\.version\.cuda"
-        r"|pytorch cuda(?: version)?|torch cuda(?: version)?|cudatoolkit|pytorch-cuda"
-        r"|pytorch has cuda(?: version)?",
-        r"(?:cuda\s?)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
     ),
     Fact(
         "nvidia.driver_version",
@@ -102,6 +109,11 @@ FACTS: Tuple[Fact, ...] = (
         r"cudnn(?: version)?|torch\.backends\.cudnn\.version\(\)",
         r"(?:v)?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|\d{4,6})(?!\d|\.\d)",
     ),
+    Fact(  # "CUDA/cuDNN version: 10.0.130 / 7.3.1"
+        "cudnn",
+        r"cuda\s?/\s?cudnn(?: versions?)?",
+        r"v?\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\s?/\s?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
+    ),
     Fact(
         "nccl",
         r"nccl(?: version)?|torch\.cuda\.nccl\.version\(\)",
@@ -110,12 +122,14 @@ FACTS: Tuple[Fact, ...] = (
     Fact(
         "gpu",
         r"gpus?(?: models?(?: and configuration)?| name| type| model)?|graphics card|video card"
-        r"|device name|gpu_name|torch\.cuda\.get_device_name\(\d?\)|显卡",
-        r"((?:\d{1,2}\s?x\s?)?(?:nvidia |amd )?[A-Za-z][\w -]{1,60}?)(?=\s*(?:$|[,;(|]| with | and ))",
+        r"|device(?: name)?|gpu_name|torch\.cuda\.get_device_name\(\d?\)|显卡",
+        r"((?:\d{1,2}\s?x\s?)?(?:nvidia |amd )?(?:[A-Za-z][\w -]{1,60}?|\d{4}\s?(?:ti|super)?))"
+        r"(?=\s*(?:$|[,;(|]| with | and ))",
     ),
     Fact(
         "system.os",
-        r"os|operating system|platform|system|os version|platform_system|sys_platform|distro",
+        r"os|operating system|platform|system(?: info(?:rmation)?)?|os version|platform_system"
+        r"|sys_platform|distro",
         r"((?:ubuntu|debian|centos|rocky|fedora|arch linux|rhel|red hat[\w ]{0,20}|opensuse"
         r"|linux mint|pop!_os|almalinux|amazon linux|wsl2?|windows|win(?:32|64|10|11)|macos"
         r"|mac os x|osx|darwin|linux)[\w .()/-]{0,40}?)(?=\s*(?:$|[,;|]| with | and | on ))",
@@ -127,14 +141,16 @@ FACTS: Tuple[Fact, ...] = (
     ),
     Fact(
         "package_manager",
-        r"(?:installed|install(?:ed)? (?:via|with|using|by)|package manager|installer"
-        r"|how you installed pytorch(?: \([^)]{0,40}\))?)",
-        r"(?:via |with |using |by )?(pip|uv|conda|mamba|micromamba|poetry|pipenv|pdm)\b",
+        r"(?:install(?:ed)?(?: only| just| all)? (?:via|with|using|by|through)|installed"
+        r"|package manager|installer|how you installed pytorch(?: \([^)]{0,40}\))?"
+        r"|how (?:you|did you) (?:tried to )?install(?:ed)?(?: [\w ]{1,60}?)? \([^)]{0,40}\))",
+        r"(?:via |with |using |by )?(pip|uv|(?:ana|mini)?conda|mamba|micromamba|poetry|pipenv|pdm)\b",
     ),
 )
 _SEP = (
     r"(?:\s{0,3}\([^)\n]{0,30}\))?"  # "PyTorch version (GPU?)"
     r"(?:\s{0,3}(?:version|ver\.?))?"
+    r"(?:\s(?:in|inside|on) (?:the|my|this|our) [\w-]{1,20}(?= is | was ))?"  # "... in the image is"
     r"['\"`*_]{0,3}\s{0,3}"
     r"(?:(?::=|->|=>|[:=|](?!=)|\bis\b|\bwas\b|\bof\b)\s{0,3})?"
     r"(?:version\s?[:=]\s?)?"  # sdnext's "Python: version=3.11.9"
@@ -143,7 +159,7 @@ _SEP = (
 _LABELS = re.compile(
     r"(?<![\w./=<>~!-])(?=[a-z\u663e])(?:"  # a label starts a word (显卡 included)
     + "|".join(f"(?P<f{i}>{fact.aliases})" for i, fact in enumerate(FACTS))
-    + r")(?![\w-]|\.[A-Za-z_])",
+    + r")(?:(?![\w-]|\.[A-Za-z_])|(?<=python)(?=[23]\.\d))",  # "python3.7" too
     re.IGNORECASE,
 )
 _VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
@@ -158,7 +174,7 @@ _YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
 # an assertion ("os" as a word is os\b(?<!\wos), not \bos\b): the engine then skips to a
 # place where one of those letters stands instead of trying every word at every character.
 _WORDS = re.compile(
-    r"python|torch|cuda|driver|nvcc|cudnn|nccl|gpu|graphics|video|device name|os\b(?<!\wos)"
+    r"python|torch|cuda|driver|nvcc|cudnn|nccl|gpu|graphics|video|device|os\b(?<!\wos)"
     r"|operating|platform|system|distro|arch|machine|install|sys\.version|显卡|xformers|flash|triton|mmcv"
     r"|mmdet|detectron|apex|bitsandbytes|deepspeed|vllm"
 )
@@ -168,6 +184,34 @@ _SKIP = re.compile(
     r"\s*(?:File \"|Found existing installation|Uninstalling|Successfully uninstalled)|.{400}"
 )
 _REQUIREMENT = re.compile(r"\s{0,2}(?:[=<>~!]=|[<>])")
+# "I have installed ... torch==2.1.1+cu118", "the version torch==2.4.0": a pin the reporter
+# says is installed (a command's "pip install torch==2.1.1" is only asked for)
+_INSTALLED_PIN = re.compile(
+    r"(?:\b(?:I|I've|we|have|had)\b[^.;\n]{0,40}\b(?:re)?installed\b(?:[^.;\n]|\.\w){0,80}"
+    r"|\b(?:the|my) versions?(?: is| are)?:?\s{0,2})$",
+    re.I,
+)
+_EXACT_PIN = re.compile(r"\s{0,2}==\s{0,2}")
+# what stands before a label whose value is not this machine's: "the torch which works for
+# flash_attn is 2.6.0" (the value is the subject's), "if I go back to python 3.10" (another
+# setup, not this one)
+_NOT_THIS = re.compile(
+    r"(?:\b(?:which|that)\s(?:only\s)?(?:works?|worked|is compatible|is built|was built)"
+    r"\s(?:for|with)\b[^.,;\n]{0,20}"
+    r"|\bif (?:I|you|we)\s(?:go back to|switch(?: back)? to|downgrade to|upgrade to|use|try)\s)$",
+    re.I,
+)
+# a value replaced in the same sentence: "Python 3.8 is on a legacy build cycle, so I just
+# installed 3.11" (the later one is what the machine has)
+_REPLACED = re.compile(
+    r"[^.;\n]{0,60}?\b(?:so|and|then)\s(?:I\s)?(?:just\s|then\s)?"
+    r"(?:installed|switched to|upgraded to|downgraded to|moved to)\s",
+    re.I,
+)
+# a second manager named with the first ("installed with pip and one with conda")
+_ALSO = re.compile(
+    r"[^.;\n]{0,25}?\b(?:and|or)\b[^.;\n]{0,12}?\b(pip|uv|conda|mamba|poetry)\b", re.I
+)
 
 
 # the facts collect_env always answers, "None" or "Could not collect" included
@@ -233,23 +277,27 @@ def _facts_in(line: str, below: Callable[[], Optional[str]]) -> List[Tuple[str, 
         index = int(str(match.lastgroup)[1:])  # the one fact group that matched: f<index>
         fact, label = FACTS[index], line[match.start() : match.end()]
         end = match.end()
-        if _REQUIREMENT.match(line, end):
+        if _NOT_THIS.search(line, max(0, match.start() - 60), match.start()):
+            continue  # "the torch which works for flash_attn is ...": not the label's value
+        pin = _EXACT_PIN.match(line, end)
+        if _REQUIREMENT.match(line, end) and not (
+            pin and _INSTALLED_PIN.search(line, 0, match.start())
+        ):
             continue  # torch==2.1.0: asked for, not installed
-        value = _VALUES[index].match(line, end)
+        value = _VALUES[index].match(line, pin.end() if pin else end)
         if value is None and not line[end:].strip(" :)\"'`*=|.?"):
             under = below()
             value = _VALUES[index].match(under) if under is not None else None
         if value is None:
             continue
         key = f"companion.{_package(label)}" if fact.key == "companion" else fact.key
-        found = value.group(1).strip()
-        have = _YOU_HAVE.match(line, value.end())  # xFormers: "built for X (you have Y)"
-        if have:
-            mine = _VALUES[index].match(have.group(1))
-            if mine is None:
-                continue
-            found = mine.group(1)
-        out.append((key, found, label))
+        found = _later(line, value, index)
+        if found is not None:
+            out.append((key, found, label))
+        if fact.key == "package_manager" and value.string is line:
+            also = _ALSO.match(line, value.end())
+            if also:  # two managers named: both are said, and none is taken
+                out.append((key, also.group(1), label))
     return out
 
 
@@ -266,6 +314,23 @@ def _labels(line: str) -> Iterator[re.Match[str]]:
     if len(low) == len(line) and "\u0131" not in line and "\u017f" not in line:
         return _LABELS_LOWER.finditer(low)
     return _LABELS.finditer(line)
+
+
+def _later(line: str, value: re.Match[str], index: int) -> Optional[str]:
+    """The value the line ends with for this label: the one matched, or what replaced it
+    ("built for X (you have Y)", "X ..., so I installed Y"); None when the replacement
+    is not a value of this fact."""
+    if value.string is not line:
+        return value.group(1).strip()
+    have = _YOU_HAVE.match(line, value.end())  # xFormers: "built for X (you have Y)"
+    if have:
+        mine = _VALUES[index].match(have.group(1))
+        return mine.group(1) if mine else None
+    then = _REPLACED.match(line, value.end())
+    if then:
+        mine = _VALUES[index].match(line, then.end())
+        return mine.group(1) if mine else None
+    return value.group(1).strip()
 
 
 def _package(label: str) -> str:
@@ -316,6 +381,8 @@ def _normal(key: str, raw: str) -> Optional[str]:
         return ".".join(re.findall(r"\d+", raw)) or None
     if key == "gpu":
         return gpu_name(raw)
+    if key == "package_manager":  # "installed by anaconda": conda is its package manager
+        return re.sub(r"^(?:ana|mini)conda$", "conda", raw.lower())
     if key == "system.machine":
         return {"x86-64": "x86_64", "x64": "x86_64", "amd64": "AMD64"}.get(raw.lower(), raw)
     return raw or None
@@ -324,7 +391,7 @@ def _normal(key: str, raw: str) -> Optional[str]:
 _GPU = re.compile(
     r"^(?:(?P<count>\d{1,2})\s?x\s?)?(?P<name>(?:nvidia |amd )?(?:geforce |quadro |tesla |radeon )?"
     r"(?:(?:rtx|gtx)(?=\s?\d)|titan|quadro|tesla|a\d{1,3}|h\d{2,3}|l\d{1,2}s?|v100|p100|p40|t4|k80"
-    r"|b200|gb200|rx|mi\d{2,3}|instinct|radeon)(?:\b|(?=\d))[\w -]{0,40})$",
+    r"|b200|gb200|gh200|rx|mi\d{2,3}|instinct|radeon|(?<=geforce )\d{3}mx)(?:\b|(?=\d))[\w -]{0,40})$",
     re.IGNORECASE,
 )
 
@@ -333,9 +400,10 @@ def gpu_name(raw: str) -> Optional[str]:
     """A GPU model as NVML names it, from the way people write it ("RTX 3090", "3060ti" under
     a GPU label, "Tesla M40"); None for words that name no GPU."""
     raw = raw.strip()
-    bare = re.fullmatch(r"(\d{4})\s?(ti|super)?", raw, re.IGNORECASE)
-    if bare:  # "Video card: 3060ti"
-        raw = f"RTX {bare.group(1)}" + (
+    bare = re.fullmatch(r"(?:nvidia\s)?(?:geforce\s)?(\d{4})\s?(ti|super)?", raw, re.IGNORECASE)
+    if bare:  # "Video card: 3060ti", "nVidia GeForce 4070TI": a GeForce's number alone
+        family = "GTX" if bare.group(1).startswith("1") else "RTX"  # GTX 1080, 1660
+        raw = f"{family} {bare.group(1)}" + (
             f" {bare.group(2).upper().replace('TI', 'Ti')}" if bare.group(2) else ""
         )
     match = _GPU.match(raw)
@@ -351,4 +419,4 @@ def gpu_name(raw: str) -> Optional[str]:
 
 
 def _where_key(key: str) -> str:
-    return "nvidia.gpus" if key == "gpu" else key
+    return {"gpu": "nvidia.gpus", "torch.cpu": "torch.version"}.get(key, key)

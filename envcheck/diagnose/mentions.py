@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from itertools import islice
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..facts import GpuFacts, PackageFacts
+from .dumps import PLATFORM_LIST
 from .into_facts import put
 from .labelled import gpu_name
 from .reading import Reading, lines_of, lowered
@@ -24,28 +25,31 @@ WHERE = "mentions"
 
 _GPU_MENTION = re.compile(
     r"(?<![\w-])((?:NVIDIA\s+)?(?:(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?Ti|\s?SUPER)?"
+    r"|GeForce\s\d{3}MX"
     r"|Tesla\s+[KMPVTA]\d{1,3}[a-zA-Z]?|TITAN\s(?:Xp|X|V|RTX)"
-    r"|A100|H100|H200|V100|A10G|L40S|A6000|A40|A30|L4|T4|P100|P40|K80)"
+    r"|A100|H100|H200|V100|A10G|L40S|A6000|A40|A30|L4|T4|P100|P40|K80|GB200|B200|GH200)"
     r"(?:\s(?:Laptop|Mobile)(?:\sGPU)?)?)(?![\w-])",
     re.IGNORECASE,
 )
 _OS_MENTION = re.compile(
-    r"(?<![\w/.-])(ubuntu\s?\d{2}(?:\.\d{2})?|debian\s?\d{1,2}|centos\s?\d|fedora\s?\d{2}"
-    r"|windows?\s?(?:10|11|7|8\.1)|win\s?(?:10|11)|mac\s?os\s?x?\s?\d{2}(?:\.\d{1,2}){0,2}"
-    r"|osx\s?\d{2}(?:\.\d{1,2})?|macos\s?\d{2}(?:\.\d{1,2}){0,2})(?![\w.]*\d)",
+    r"(?<![A-Za-z0-9_/.-])(ubuntu\s?\d{2}(?:\.\d{2})?|debian\s?\d{1,2}|centos\s?\d|fedora\s?\d{2}"
+    r"|windows?\s?(?:version\s)?(?:10|11|7|8\.1)|win\s?(?:10|11)"
+    r"|mac\s?os\s?x?\s?\d{2}(?:\.\d{1,2}){0,2}"
+    r"|osx\s?\d{2}(?:\.\d{1,2})?|macos\s?\d{2}(?:\.\d{1,2}){0,2})(?![A-Za-z0-9_.]*\d)",
     re.IGNORECASE,
 )
 _COUNT_BEFORE = re.compile(r"(?<![\w.])(\d{1,2})\s?(?:x\s?)?$")  # "4 A100", "2x RTX 4090"
 # words one of which each kind of mention needs (a cheap test of the lower-cased text first:
 # a long training log holds none of them, and the patterns are not scanned over it)
 _GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "a100", "h100", "h200", "v100", "a10g", "l40s",
-              "a6000", "a40", "a30", "l4", "t4", "p100", "p40", "k80")  # fmt: skip
+              "a6000", "a40", "a30", "l4", "t4", "p100", "p40", "k80", "b200", "gh200",
+              "geforce")  # fmt: skip
 _OS_WORDS = ("ubuntu", "debian", "centos", "fedora", "win", "mac", "osx", "linux", "apple",
              "m1 ", "m2 ", "m3 ", "m4 ", "m5 ")  # fmt: skip
 # an OS named without its release ("on my MacBook", "(Windows)", "ubuntu"); Apple silicon
 _OS_WORD = re.compile(
-    r"(?<![\w/.-])(windows|macbook|mac|macos|osx|ubuntu|centos|debian|fedora|linux"
-    r"|apple silicon|m[1-5] (?:mac|macbook|chip|pro|max|ultra))(?![\w-])",
+    r"(?<![A-Za-z0-9_/.-])(windows|macbooks?|macs?|macos|osx|ubuntu|centos|debian|fedora|linux"
+    r"|apple silicon|m[1-5] (?:mac|macbook|chip|pro|max|ultra))(?![A-Za-z0-9_-])",
     re.IGNORECASE,
 )
 _APPLE_SILICON = re.compile(
@@ -53,6 +57,19 @@ _APPLE_SILICON = re.compile(
     r"|\b(?:mac|macbook)(?: (?:pro|air))? (?:with )?(?:an )?M[1-5]\b",
     re.IGNORECASE,
 )
+# an NVIDIA Jetson board named by its model, or the JetPack / L4T release only a Jetson runs
+_JETSON = re.compile(
+    r"\b(?:jetson\s(?:agx\s|orin\s)?(?:nano|tx1|tx2|xavier(?:\snx)?|orin(?:\snano|\snx)?)"
+    r"|agx\s(?:xavier|orin)|jetpack\s?\d(?:\.\d{1,2}){0,2}|l4t\s?r?\d{2}\.\d)\b",
+    re.IGNORECASE,
+)
+# the architecture said of the machine in a sentence: "an aarch64 machine", "my x86_64 server"
+_ARCH_OF = re.compile(
+    r"\b(?:an?|my|our|this|the)\s(aarch64|arm64|x86[_-]64)\s"
+    r"(?:machine|server|system|host|node|box|instance|board|cpu|linux)\b",
+    re.IGNORECASE,
+)
+_X86_MAC = re.compile(r"\bmacosx_\d{1,2}_\d{1,2}_x86_64\b")
 _WSL = re.compile(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
 # paths and tags that only one OS has
 _OS_SIGNS = (
@@ -89,12 +106,12 @@ _MANAGER_SIGNS = (
     (
         "mamba",
         ("mamba",),
-        re.compile(r"\b(?:micro)?mamba (?:install|create|env)\b|LibMambaUnsatisfiableError"),
+        re.compile(r"\b(?:micro)?mamba (?:install|create|env)\b"),
     ),
     (
         "conda",
         ("conda ", "packagesnotfounderror", "unsatisfiableerror", "solving environment"),
-        re.compile(
+        re.compile(  # LibMambaUnsatisfiableError: conda's libmamba solver, not mamba
             r"\bconda (?:install|create|env (?:create|update))\b|PackagesNotFoundError"
             r"|UnsatisfiableError|Solving environment: failed"
         ),
@@ -107,10 +124,15 @@ _MANAGER_SIGNS = (
             "no matching distribution",
             "successfully installed",
             "requirement already",
+            "supported wheel",
+            "conflicting dependencies",
+            "which is incompatible",
         ),
-        re.compile(
+        re.compile(  # pip's commands, and its own words (its resolver's included)
             r"(?<!uv )\bpip3? install\b|-m pip install\b|ERROR: (?:Could not find a version|No matching distribution)"
             r"|Successfully installed |Requirement already satisfied"
+            r"|is not a supported wheel on this platform|because these package versions have conflicting"
+            r"|requires [\w.-]{1,40}[<>=!~]=?[^,\n]{1,30}, but you have [\w.-]{1,40} \S{1,30} which is incompatible"
         ),
     ),
 )
@@ -149,23 +171,31 @@ def read_mentions(text: str, reading: Reading) -> None:
     if len(set(counts)) == 1 and len(gpus) == 1 and reading.where.get("nvidia.gpus") == WHERE:
         gpus.extend(GpuFacts(index=i, name=gpus[0].name) for i in range(1, counts[0]))
     _os(text, reading)
+    _jetson(text, reading)
+    if "64 " in text:
+        arches = [m.group(1).lower().replace("-", "_") for m in scan(_ARCH_OF, text, 1 << 20)]
+        _one(reading, "system.machine", arches[:50])
     if first(_WSL, text):
         reading.extra["wsl"] = True
     low = lowered(text)
     managers = {name for name, words, sign in _MANAGER_SIGNS if _signs(low, words, sign, text)}
-    if len(managers) == 1 or (managers == {"pip", "conda"} and "conda" in _failing(text)):
-        stated = reading.extra.setdefault("stated", {})
-        stated.setdefault("package_manager", next(iter(managers - {"pip"} or managers)))
+    manager = _manager(managers)
+    if manager:
+        reading.extra.setdefault("stated", {}).setdefault("package_manager", manager)
     if len(reading.where) > before and WHERE not in reading.pieces:
         reading.pieces.append(WHERE)
 
 
-def _failing(text: str) -> Set[str]:
-    """The managers whose own failure the text shows."""
-    out = set()
-    if re.search(r"PackagesNotFoundError|UnsatisfiableError|Solving environment: failed", text):
-        out.add("conda")
-    return out
+def _manager(shown: Set[str]) -> Optional[str]:
+    """The package manager of the environment, of those whose commands or words the text
+    shows: pip runs inside every other one's environment (a conda env, uv's venv) and mamba
+    is a solver for conda's, so the most particular one is the environment's; two
+    particular ones (uv and poetry) name none."""
+    if len(shown) > 1:
+        shown = shown - {"pip"}
+    if len(shown) > 1:
+        shown = shown - {"conda"}
+    return next(iter(shown)) if len(shown) == 1 else None
 
 
 def _one(reading: Reading, key: str, values: List[str]) -> None:
@@ -209,19 +239,39 @@ def _os(text: str, reading: Reading) -> None:
         return
     if families:
         return
+    intel = "x86_64" in text and _X86_MAC.search(text) is not None
+    if "platform" in text:  # uv's and pip's lists of the platforms that have wheels
+        text = "\n".join(line for line in lines_of(text) if not PLATFORM_LIST.search(line))
     low = lowered(text)
     shown = {family for family, words, sign in _OS_SIGNS if _signs(low, words, sign, text)}
     if any(w in low for w in _OS_WORDS):
         shown |= {_family(w.group(1)) for w in scan(_OS_WORD, text, 1 << 20)}
     if first(_APPLE_SILICON, text) and shown <= {"Darwin"}:
         shown = {"Darwin"}
-        if not reading.facts.system.machine:  # the hardware (a Python under Rosetta is x86_64)
+        if not reading.facts.system.machine and not intel:
+            # the hardware; a Python under Rosetta is x86_64, and a text that shows an
+            # x86_64 macOS tag besides says two machines
             reading.facts.system.machine = "arm64"
             reading.where.setdefault("system.machine", f"{WHERE} (Apple silicon)")
     if len(shown) == 1 and not reading.facts.system.os:
         reading.facts.system.os = next(iter(shown))
         reading.observed.add("system")
         reading.where.setdefault("system.os", f"{WHERE} (its paths)")
+
+
+def _jetson(text: str, reading: Reading) -> None:
+    """A Jetson the text names ("my jetson nano", "AGX XAVIER", "JetPack 4.4"): a Linux
+    aarch64 board whose CUDA is JetPack's (checks.jetson says which torch fits it)."""
+    low = lowered(text)
+    if "jetson" not in low and "agx" not in low and "jetpack" not in low and "l4t" not in low:
+        return
+    named = _JETSON.search(text[: 1 << 20])
+    s = reading.facts.system
+    if named is None or s.jetson or s.os not in ("", "Linux") or s.machine not in ("", "aarch64"):
+        return  # another OS or architecture read: not a Jetson's report, or two machines
+    s.jetson, s.os, s.machine = named.group(0), "Linux", "aarch64"
+    reading.observed.add("system")
+    reading.where.setdefault("system.jetson", f"{WHERE} (a Jetson board)")
 
 
 def _family(name: str) -> str:
@@ -273,11 +323,11 @@ def _pip_words(lines: List[str], reading: Reading) -> None:
 
 
 def _banner(lines: List[str], reading: Reading) -> None:
-    """A library's banner (Ultralytics'), when the text shows one machine's."""
-    banners = {
-        m.group(0): m for m in (_BANNER.search(line) for line in lines if "Python-" in line) if m
-    }
-    for match in list(banners.values())[:1] if len(banners) == 1 else []:
+    """A library's banner (Ultralytics'): the last one the text shows. A library prints it
+    at each start, so a log (or a report's "it worked with ..., now ...") runs from the
+    old setup to the present one."""
+    banners = [m for m in (_BANNER.search(line) for line in lines if "Python-" in line) if m]
+    for match in banners[-1:]:
         put("python.version", match.group(1), reading)
         put("torch.version", match.group(2), reading)
         if match.group(3):

@@ -24,6 +24,16 @@ _SMI_STATS = re.compile(
 )
 _SMI_L = re.compile(r"^GPU\s+(\d{1,6}):\s+(\S.*?)\s\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
 MiB = 1024**2
+# the header's fields typed without its table: "Driver Version: 515.105.01" then "CUDA
+# Version: 11.7" on the next line, or "nvidia-smi shows: ... CUDA Version: 12.4"
+_SMI_PAIR = re.compile(
+    r"Driver Version:\s{0,8}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\s{0,8}\n\s{0,8}CUDA Version:\s{0,8}"
+    r"(\d{1,2}\.\d{1,2})\b"
+)
+_SMI_SAYS = re.compile(
+    r"nvidia-smi\W{0,3}(?:shows|says|reports|gives)\b[^\n]{0,40}\n?[^\n]{0,40}?"
+    r"\bCUDA Version:?\s{0,3}(\d{1,2}\.\d{1,2})\b"
+)
 
 
 def read_nvidia_smi(text: str, reading: Reading) -> bool:
@@ -70,9 +80,27 @@ def read_nvidia_smi(text: str, reading: Reading) -> bool:
                 for m in listed
             ]
     found = _read_csv(text, reading) or found
+    if not head and "CUDA Version" in text:
+        found = _header_fields(text, reading) or found
     if found:
         reading.observed.add("nvidia")
     return found
+
+
+def _header_fields(text: str, reading: Reading) -> bool:
+    """The CUDA the driver supports (and the driver) from nvidia-smi's header fields that a
+    text gives without the table, when it gives one value."""
+    pairs = {(m.group(1), m.group(2)) for m in _SMI_PAIR.finditer(text)}
+    says = {m.group(1) for m in _SMI_SAYS.finditer(text)}
+    cuda = {c for _, c in pairs} | says
+    nv = reading.facts.nvidia
+    if len(cuda) != 1 or len(pairs) > 1 or nv.cuda_driver_version:
+        return False
+    nv.cuda_driver_version = cuda.pop()
+    if pairs and not nv.driver_version:
+        nv.driver_version, nv.driver_version_source = next(iter(pairs))[0], "nvidia-smi"
+    reading.pieces.append("nvidia-smi header")
+    return True
 
 
 def _smi_gpu(line: str) -> Optional[Tuple[int, str, bool, str, str]]:
