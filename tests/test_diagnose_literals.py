@@ -56,6 +56,11 @@ def test_a_scan_from_the_leading_literals_finds_what_finditer_finds() -> None:
     assert leading_literals(re.compile(r"No matching distribution")) is None
     assert leading_literals(re.compile(r"\b(?:ab|cd)ef|[12]x")) == ("1x", "2x", "abef", "cdef")
     assert leading_literals(re.compile(r"\d+ apples|pears")) is None  # \d+: anything
+    # a group that ignores case: its starts are lower case, found in the lowered text
+    scoped = re.compile(r"(?i:address already in use)|EADDRINUSE")
+    assert leading_literals(scoped) == ("address ", "eaddrinu")
+    mixed = "x ADDRESS Already In Use, EADDRINUSE, eaddrinuse, Address already in use\n" * 3
+    assert [m.span() for m in scan(scoped, mixed)] == [m.span() for m in scoped.finditer(mixed)]
     text = (
         "2x RTX 4090, nvidia  geforce rtx 3060ti and an rtx3090; rtxa"
         " RTX 2080 Ti \u0131 Tesla V100\n" * 3

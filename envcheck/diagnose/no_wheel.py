@@ -29,6 +29,7 @@ from ..tables import Tables
 from ..tables.model import PLATFORMS
 from ..values import Platform, Variant
 from .reading import Reading
+from .scanning import search
 
 # the catalogue's "no wheel" messages that this explains
 EXPLAINS = frozenset(
@@ -73,7 +74,7 @@ class Ask:
 def asked(text: str, reading: Reading) -> Ask:
     """The ask, from the installer's words and the facts the readers took."""
     f = reading.facts
-    match = _ASKED.search(text)
+    match = search(_ASKED, text)
     version = match.group(1) if match else None
     variant = Variant.maybe(match.group(2)) if match and match.group(2) else None
     python = _python(text, f)

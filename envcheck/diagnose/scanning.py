@@ -44,8 +44,15 @@ def leading_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     return _STARTS[key]
 
 
+def folds(pattern: re.Pattern[str]) -> bool:
+    """Whether some part of the pattern ignores case (the whole, or a ``(?i:...)`` group):
+    its leading literals are then lower case, to be found in the lower-cased text, where a
+    literal of a part that keeps case stands wherever it stands in the text, and more."""
+    return bool(pattern.flags & re.IGNORECASE) or "(?i" in pattern.pattern
+
+
 def _leading(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
-    fold = bool(pattern.flags & re.IGNORECASE)
+    fold = folds(pattern)
     try:
         items = list(_sre.parse(pattern.pattern, pattern.flags))
     except Exception:  # the engine compiled it: its parser reads it; else no help
@@ -90,8 +97,9 @@ def _starts(items: List[Any], want: int) -> Optional[List[str]]:
             return chars
         return [c + t for c in chars for t in tails]
     if op is _sre.SUBPATTERN:
-        if av[1] or av[2]:
+        if av[1] & ~re.IGNORECASE or av[2]:
             return None  # flags set or cleared for the group: matched otherwise
+        # (?i:...): its starts may stand in any case, and folds() has the text lowered
         return _starts(list(av[3]) + rest, want)
     if op is _sre.BRANCH:
         out: List[str] = []
@@ -134,7 +142,7 @@ def scan(
     end = len(text) if endpos is None else min(endpos, len(text))
     starts = leading_literals(pattern)
     hay: Optional[str] = text
-    if starts is not None and pattern.flags & re.IGNORECASE:
+    if starts is not None and folds(pattern):
         hay = same_places_lowered(text)  # None: not the same places in both
     if starts is None or hay is None:
         yield from pattern.finditer(text, 0, end)

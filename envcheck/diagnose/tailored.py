@@ -25,6 +25,7 @@ from ..tables.model import Release
 from ..values import ComputeCapability, Platform, Variant
 from . import no_wheel
 from .reading import Reading
+from .scanning import scan, search
 
 Said = Tuple[str, str]  # (cause, fix)
 Explainer = Callable[[re.Match[str], Reading, Tables, Said], Said]
@@ -109,7 +110,7 @@ def _builds_for_gpu(match: re.Match[str], reading: Reading, tables: Tables, said
     names it, else the first and the last releases that do); where the text shows an
     extension built here, the architecture to build it for."""
     cause, fix = _torch_builds_for_gpu(reading, tables, said)
-    if not _BUILT.search(match.string):
+    if not search(_BUILT, match.string):
         return cause, fix
     caps = gpu_capabilities(reading.facts)
     arch = f"TORCH_CUDA_ARCH_LIST={caps[0][1]}" if caps else "TORCH_CUDA_ARCH_LIST set to it"
@@ -374,9 +375,9 @@ _DEPENDS = re.compile(
 def _companion_pins(match: re.Match[str], reading: Reading, tables: Tables, said: Said) -> Said:
     """pip cannot pin torch and a companion together: the companion each torch pairs with."""
     text = match.string
-    asked = _REQUESTED.search(text)
+    asked = search(_REQUESTED, text)
     torch = _version(asked.group(1)) if asked else torch_version(reading.facts)
-    depends = list(dict.fromkeys(_DEPENDS.findall(text)))[:4]
+    depends = list(dict.fromkeys(m.groups() for m in scan(_DEPENDS, text)))[:4]
     if torch is None or not depends:
         return said
     release = tables.release(torch)
