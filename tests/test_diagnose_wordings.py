@@ -158,3 +158,44 @@ def test_conda_builds_and_paths_and_nvidia_smi_fields() -> None:
     assert f.nvidia.driver_version == "550.90.07"
     f = facts("Driver Version: 515.105.01\nCUDA Version: 11.7\n").facts
     assert (f.nvidia.driver_version, f.nvidia.cuda_driver_version) == ("515.105.01", "11.7")
+
+
+def test_an_intel_mac_in_words_is_macos_x86_64() -> None:
+    for said in (
+        "uv add fails for torch on intel macs",
+        "on a 2020 Intel MacBook Pro",
+        "mac系统intel架构的",
+        "MacBook Pro (Intel), macOS 13",
+    ):
+        f = facts(said).facts
+        assert (f.system.os, f.system.machine) == ("Darwin", "x86_64"), said
+    # an Intel Mac beside Apple silicon is two machines: the architecture is not taken
+    both = facts("works on my M1 Mac, fails on an Intel Mac").facts
+    assert not both.system.machine
+    # Intel graphics on a PC is not a Mac
+    assert not facts("Intel Iris Xe on Windows 11").facts.system.machine
+
+
+def test_pip_in_chinese_asking_a_torch_the_index_lacks() -> None:
+    """'pip's repository has no torch==2.4.1' on an Intel Mac: the resolver names the newest
+    release with Intel-Mac wheels, read from the tables."""
+    text = "mac系统intel架构的\uff0cpip仓库没有torch==2.4.1怎么办\uff1f"  # full-width comma, question mark
+    report = diagnose_text(text, TABLES)
+    found = [f for f in report.findings if f.name == "pip-no-torch-version"]
+    assert found, [f.name for f in report.findings]
+    intel = [r for r in TABLES.releases if "macos-x86_64" in r.platforms]
+    newest = max(intel, key=lambda r: r.newest)
+    assert "torch 2.4.1 has no wheels for macos-x86_64" in (found[0].fix or "")
+    assert f"torch {newest.newest} is the newest" in (found[0].fix or "")
+    assert manager("pip仓库没有torch==2.4.1") == "pip"
+
+
+def test_a_reporter_saying_pip_gave_the_cpu_build() -> None:
+    for said in (
+        "trying to `pip install torch` resulted in the CPU version of torch stable",
+        "the torch that requirements installs is the CPU build by default",
+    ):
+        names = [f.name for f in diagnose_text(said, TABLES).findings]
+        assert "not-compiled-with-cuda" in names, said
+    quiet = "the CPU version is slower than the CUDA version of torch"
+    assert "not-compiled-with-cuda" not in [f.name for f in diagnose_text(quiet, TABLES).findings]

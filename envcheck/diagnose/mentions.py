@@ -70,6 +70,14 @@ _ARCH_OF = re.compile(
     re.IGNORECASE,
 )
 _X86_MAC = re.compile(r"\bmacosx_\d{1,2}_\d{1,2}_x86_64\b")
+# an Intel Mac said in words: "an Intel Mac", "MacBook Pro (Intel)", "mac系统intel架构"
+_INTEL_MAC = re.compile(
+    r"\bintel(?:[- ]based)?\s(?:mac|macbook|imac|mac\smini)(?:\s(?:pro|air))?s?\b"
+    r"|\b(?:mac|macbook|imac)(?:\s(?:pro|air|mini))?\s?\((?:intel|x86_64)\)"
+    r"|(?<![A-Za-z])mac(?:os)?\s?(?:系统|系統)?\s?的?\s?intel\s?(?:架构|架構|芯片|晶片|处理器|處理器|cpu)"
+    r"|(?<![A-Za-z])intel\s?(?:架构|架構|芯片|晶片)的?\s?(?:mac|macbook|苹果|蘋果)",
+    re.IGNORECASE,
+)
 _WSL = re.compile(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
 # paths and tags that only one OS has
 _OS_SIGNS = (
@@ -132,6 +140,7 @@ _MANAGER_SIGNS = (
             r"(?<!uv )\bpip3? install\b|-m pip install\b|ERROR: (?:Could not find a version|No matching distribution)"
             r"|Successfully installed |Requirement already satisfied"
             r"|is not a supported wheel on this platform|because these package versions have conflicting"
+            r"|(?<![A-Za-z])pip\s?(?:仓库|倉庫|源)"  # "pip's repository / source" in Chinese
             r"|requires [\w.-]{1,40}[<>=!~]=?[^,\n]{1,30}, but you have [\w.-]{1,40} \S{1,30} which is incompatible"
         ),
     ),
@@ -234,8 +243,13 @@ def _os(text: str, reading: Reading) -> None:
     words = any(w in lowered(text) for w in _OS_WORDS)
     named = [m.group(1) for m in islice(scan(_OS_MENTION, text, 1 << 20), 50)] if words else []
     families = {_family(n) for n in named}
+    # an Intel Mac in words (and no Apple silicon besides: that would be two machines)
+    intel_said = "intel" in lowered(text) and first(_INTEL_MAC, text) is not None
+    intel_mac = intel_said and not first(_APPLE_SILICON, text)
     if len(families) == 1:
         _one(reading, "system.os", [_spelled(n) for n in named][:1])
+        if intel_mac and families == {"Darwin"}:
+            _x86_64_mac(reading)
         return
     if families:
         return
@@ -248,15 +262,25 @@ def _os(text: str, reading: Reading) -> None:
         shown |= {_family(w.group(1)) for w in scan(_OS_WORD, text, 1 << 20)}
     if first(_APPLE_SILICON, text) and shown <= {"Darwin"}:
         shown = {"Darwin"}
-        if not reading.facts.system.machine and not intel:
+        if not reading.facts.system.machine and not intel and not intel_said:
             # the hardware; a Python under Rosetta is x86_64, and a text that shows an
-            # x86_64 macOS tag besides says two machines
+            # x86_64 macOS tag (or says an Intel Mac) besides says two machines
             reading.facts.system.machine = "arm64"
             reading.where.setdefault("system.machine", f"{WHERE} (Apple silicon)")
+    if intel_mac and shown <= {"Darwin"}:
+        shown = {"Darwin"}
+        _x86_64_mac(reading)
     if len(shown) == 1 and not reading.facts.system.os:
         reading.facts.system.os = next(iter(shown))
         reading.observed.add("system")
         reading.where.setdefault("system.os", f"{WHERE} (its paths)")
+
+
+def _x86_64_mac(reading: Reading) -> None:
+    """The reporter's words say an Intel Mac: the machine is x86_64 unless a reader took it."""
+    if not reading.facts.system.machine:
+        reading.facts.system.machine = "x86_64"
+        reading.where.setdefault("system.machine", f"{WHERE} (an Intel Mac)")
 
 
 def _jetson(text: str, reading: Reading) -> None:

@@ -50,7 +50,8 @@ _NAMED = {
 PYTHONS = tuple(f"3.{n}" for n in range(8, 15))
 
 _ASKED = re.compile(
-    r"(?:requirement|for|Because|candidates for|require)\s`?torch(?:==|\s\(|\s\(v|==v)"
+    r"(?:(?:requirement|for|Because|candidates for|require)\s|没有\s?|沒有\s?|找不到\s?)"
+    r"`?torch(?:==|\s\(|\s\(v|==v)"
     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(?:\+(\w{2,12}))?"
 )
 _UV_TAG = re.compile(
