@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 import pytest
+from packaging.version import Version
 
 from envcheck.compat import toolkit_misses
 from envcheck.diagnose import diagnose_text
@@ -237,3 +238,32 @@ def test_cpu_build_with_an_old_driver_pins_a_release_whose_build_it_runs(
     assert Variant.parse(variant) in cuda_names(release, Platform.parse("linux-x86_64"))
     assert Variant.parse(variant).version is not None
     assert Variant.parse(variant).version.major == 12
+
+
+def _trc001(text: str, tables: Tables) -> str:
+    report = diagnose_text(text, tables)
+    found = next((f.fix for f in report.findings if f.code == "TRC001"), None)
+    assert found is not None, [f"{f.code} {f.name}" for f in report.findings]
+    return found
+
+
+def test_cpu_build_with_the_platform_open_names_the_x86_64_builds(tables: Tables) -> None:
+    """torch 2.0.0+cpu beside an NVIDIA GPU, the platform not said: the CUDA builds of 2.0.0
+    that x86_64 Linux and Windows both have, as a condition, with the commands."""
+    from envcheck.install.releases import cuda_names
+    from envcheck.values import Platform
+
+    release = tables.release(Version("2.0.0"))
+    assert release is not None
+    builds = cuda_names(release, Platform.parse("windows-x86_64"))
+    fix = _trc001("torch 2.0.0+cpu\nGPU: NVIDIA GeForce RTX 3070\nOS: Windows 10\n", tables)
+    assert "depends on the architecture, not known here" in fix
+    assert f"torch 2.0.0's CUDA builds for x86_64 Windows: {', '.join(map(str, builds))}" in fix
+    assert "pip install torch==2.0.0 torchvision torchaudio --index-url" in fix
+    # the driver said: the newest build it runs, for both systems
+    fix = _trc001(
+        "torch 2.1.0+cpu\nGPU: NVIDIA GeForce RTX 3060 Ti\nDriver Version: 551.86   "
+        "CUDA Version: 12.4\n",
+        tables,
+    )
+    assert "On x86_64 Linux or Windows, torch 2.1.0's cu121 build runs on this driver" in fix

@@ -99,3 +99,36 @@ def test_run_installs_and_verifies(cpu_venv, indexes, tmp_path):
     assert installed_mismatches(plan, probe(deep=False, python=str(venv.python)))
     venv.run_command(report.install.command, indexes)
     assert installed_mismatches(plan, probe(deep=False, python=str(venv.python))) == []
+
+
+def test_a_pasted_reports_swap_of_the_cpu_build_runs(tmp_path):
+    """A pasted report that leaves the platform open gets no plan, only the commands that
+    swap the CPU build (checks._util.on_x86_64): run through real pip, they leave the CUDA
+    build of the same release, companions included. Installing without the uninstall keeps
+    the CPU build (pip counts 2.13.0+cpu as torch==2.13.0): the test can fail."""
+    import re
+
+    from envcheck.diagnose import diagnose_text
+
+    text = (
+        "torch 2.13.0+cpu\nGPU: NVIDIA GeForce RTX 4090\n"
+        "| NVIDIA-SMI 550.54.14    Driver Version: 550.54.14    CUDA Version: 12.4 |\n"
+    )
+    (trc,) = [f for f in diagnose_text(text, TABLES).findings if f.code == "TRC001"]
+    found = re.search(r"(pip uninstall [\w -]+), then (pip install [^(]+?/whl/(cu\d+))", trc.fix)
+    assert found is not None, trc.fix
+    uninstall, install, variant = found.groups()
+    family = TorchFamily(torchaudio="2.13.0")
+    indexes = torch_indexes(tmp_path / "index", ("cpu", variant), (family,))
+    venv = Venv.create(tmp_path / "venv")
+    cpu = ("torch==2.13.0+cpu", "torchvision==0.28.0+cpu", "torchaudio==2.13.0+cpu")
+    venv.pip("install", *cpu, "--index-url", indexes["cpu"])
+    kept = venv.clone(tmp_path / "kept")
+    kept.run_command(install, indexes)
+    assert kept.installed()["torch"] == "2.13.0+cpu"
+    venv.pip(*uninstall.split()[1:])
+    venv.run_command(install, indexes)
+    have = venv.installed()
+    want = {"torch": f"2.13.0+{variant}", "torchvision": f"0.28.0+{variant}"}
+    assert {n: have.get(n) for n in want} == want
+    assert have.get("torchaudio") == f"2.13.0+{variant}"

@@ -90,7 +90,12 @@ def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -
     version = torch_version(facts)
     if not facts.system.os or not facts.system.machine:
         # a pasted report that names no platform: a resolution would be for a guessed one
-        return "Which build fits depends on the OS and architecture, which are not known here."
+        unknown = " and ".join(
+            n for n, v in (("OS", facts.system.os), ("architecture", facts.system.machine)) if not v
+        )
+        return f"Which build fits depends on the {unknown}, not known here." + on_x86_64(
+            facts, tables
+        )
     plan = report_plan(facts, tables, planned).plan
     if not plan.ok:
         from ..install import Blocker
@@ -134,6 +139,57 @@ def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -
             f"newer for its {upgrade[0]} build."
         )
     return text
+
+
+def on_x86_64(facts: Facts, tables: Tables) -> str:
+    """For a CPU-only torch on an NVIDIA machine whose platform the text leaves open: the CUDA
+    build of the same release on x86_64 Linux and Windows (where the text's OS allows), when
+    both have it: the newest the driver runs, or the builds to choose from when the driver is
+    unknown. Said as a condition, never as this machine's answer. Empty otherwise.
+
+    pip keeps an installed torch whose version satisfies the pin (a local label such as +cpu
+    is not compared), so the CPU build has to go first."""
+    from ..driver_support import DriverLevel, machine_driver_verdict
+    from ..install.cuda import best_cuda_variant
+    from ..install.releases import cuda_names
+    from ..install.render import replace_cpu_build
+    from ..values import Platform
+
+    version = torch_version(facts)
+    variant = torch_variant(facts)
+    release = tables.release(version) if version is not None else None
+    if release is None or variant is None or not variant.is_cpu or not has_nvidia_gpu(facts):
+        return ""
+    family = facts.system.family
+    platforms = [
+        Platform.parse(p)
+        for p in ("linux-x86_64", "windows-x86_64")
+        if p in release.platforms and (family is None or Platform.parse(p).os is family)
+    ]
+    names = {tuple(cuda_names(release, p) or ()) for p in platforms}
+    if len(names) != 1 or not next(iter(names)):
+        return ""
+    where = " or ".join(p.os.value.capitalize() for p in platforms)  # Linux, Windows
+    base = Version(version.base_version) if version is not None else None
+    builds = next(iter(names))
+    picks = {best_cuda_variant(facts, tables, release, p)[0] for p in platforms}
+    pick = next(iter(picks)) if len(picks) == 1 else None
+    if pick is None:
+        return ""
+    level = machine_driver_verdict(facts, tables, pick.cuda).level if pick.cuda else None
+    if level is DriverLevel.UNKNOWN:
+        choice = (
+            f" torch {base}'s CUDA builds for x86_64 {where}: {', '.join(map(str, builds))}"
+            f" (take one the driver runs: nvidia-smi's 'CUDA Version' is the newest it runs)"
+        )
+        name = "<build>"
+    else:
+        choice = f" On x86_64 {where}, torch {base}'s {pick} build runs on this driver"
+        name = str(pick)
+    return (
+        f"{choice}: {replace_cpu_build(f'=={base}', name)} (uninstall first: pip counts "
+        f"the installed {facts.torch.version} as torch=={base})."
+    )
 
 
 def torch_for_toolkit(

@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 
 from ..compat import INDEX_URL, gpu_capabilities, platform_of, torch_version
 from ..install.releases import cuda_names
+from ..install.render import replace_cpu_build
 from ..tables import Tables
 from ..tables.model import Release
 from ..values import ComputeCapability, Platform, Variant
@@ -405,10 +406,7 @@ def _cpu_build(match: re.Match[str], reading: Reading, tables: Tables, said: Sai
     where the text gives the driver (pip keeps an installed version unless it is removed)."""
     variant, pin, why = _variant_for_driver(reading, tables)
     name = str(variant) if variant is not None else "cuXYZ"
-    return said[0], (
-        f"{said[1]} Replace it: pip uninstall torch torchvision torchaudio, then pip install "
-        f"torch{pin} torchvision torchaudio --index-url {INDEX_URL}{name} ({why})."
-    )
+    return said[0], f"{said[1]} Replace it: {replace_cpu_build(pin, name)} ({why})."
 
 
 def _variant_for_driver(reading: Reading, tables: Tables) -> Tuple[Optional[Variant], str, str]:

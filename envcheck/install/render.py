@@ -43,3 +43,20 @@ def render(plan: InstallPlan, manager: str, uv_backends: UvBackends = NO_UV_BACK
     """The command or snippet for ``manager``; ``uv_backends`` from the installers table."""
     solution = planned(plan)
     return lookup(manager).render(solution, uv_backends)
+
+
+TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
+
+
+def replace_cpu_build(torch_pin: str, variant: str) -> str:
+    """The pip commands that swap a CPU-only torch for the ``variant`` build (``cu126``, or
+    a placeholder such as ``cuXYZ``) where no plan can be made (a pasted report that leaves
+    the platform open). pip keeps an installed torch whose version meets a pin without a
+    local label (2.1.0+cpu meets torch==2.1.0), and a +cpu torchvision stays unless removed,
+    so the family goes first; pip then takes the companions that match the pinned torch
+    from the same index (tests/test_install_local_index.py runs it)."""
+    from ..compat import INDEX_URL
+
+    family = " ".join(TORCH_FAMILY)
+    wanted = " ".join((f"torch{torch_pin}", *TORCH_FAMILY[1:]))
+    return f"pip uninstall {family} -y, then pip install {wanted} --index-url {INDEX_URL}{variant}"
