@@ -267,3 +267,24 @@ def test_cpu_build_with_the_platform_open_names_the_x86_64_builds(tables: Tables
         tables,
     )
     assert "On x86_64 Linux or Windows, torch 2.1.0's cu121 build runs on this driver" in fix
+
+
+REPLACED = (
+    "  Attempting uninstall: torch\n    Found existing installation: torch {old}\n"
+    "    Uninstalling torch-{old}:\n      Successfully uninstalled torch-{old}\n"
+    "Successfully installed torch-2.1.2\n"
+)
+
+
+def test_a_replaced_cuda_build_is_put_back_from_its_index(tables: Tables) -> None:
+    fix = fix_of(REPLACED.format(old="2.2.1+cu118"), tables, "install-replaced-torch")
+    assert "The torch taken away was 2.2.1+cu118: pip install torch==2.2.1+cu118" in fix
+    assert fix.rstrip(".").endswith("/whl/cu118")
+    assert "--upgrade-strategy only-if-needed" in fix
+
+
+def test_a_replaced_pypi_build_is_put_back_from_pypi(tables: Tables) -> None:
+    fix = fix_of(REPLACED.format(old="1.10.2"), tables, "install-replaced-torch")
+    assert "pip install torch==1.10.2 puts PyPI's build of it back" in fix
+    report = diagnose_text("Successfully installed torch-2.1.2\n", tables)
+    assert "install-replaced-torch" not in [f.name for f in report.findings]

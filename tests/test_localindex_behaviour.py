@@ -284,3 +284,31 @@ def test_fake_wheel_is_well_formed(tmp_path):
     url = build_index(tmp_path / "one", {"torch": [wheel]})
     page = (tmp_path / "one" / "simple" / "torch" / "index.html").read_text()
     assert url.endswith("/one/simple") and "torch-2.13.0%2Bcu126-py3-none-any.whl#sha256=" in page
+
+
+def test_what_replaces_an_installed_torch(base, tmp_path):
+    """The claims of the catalogue's install-replaced-torch family, by real pip: a package
+    that needs torch>=1.5 leaves the installed torch under pip install -U (the default
+    strategy, only-if-needed) and replaces it under --upgrade-strategy eager, as a
+    requirements pin the installed build does not meet does."""
+    wheels = tmp_path / "wheels"
+    index = build_index(
+        tmp_path / "index",
+        {
+            "torch": [make_wheel(wheels, "torch", v) for v in ("1.10.2", "1.11.0")],
+            "torchpack": [make_wheel(wheels, "torchpack", "0.3.1", requires=["torch>=1.5.0"])],
+        },
+    )
+    start = base.clone(tmp_path / "start")
+    start.pip("install", "torch==1.10.2", "--index-url", index)
+    runs = {
+        "default": ("install", "-U", "torchpack"),
+        "eager": ("install", "-U", "--upgrade-strategy", "eager", "torchpack"),
+        "pin": ("install", "torch==1.11.0", "torchpack"),
+    }
+    after = {}
+    for name, args in runs.items():
+        venv = start.clone(tmp_path / name)
+        venv.pip(*args, "--index-url", index)
+        after[name] = venv.installed()["torch"]
+    assert after == {"default": "1.10.2", "eager": "1.11.0", "pin": "1.11.0"}

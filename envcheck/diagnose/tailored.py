@@ -441,6 +441,23 @@ def _variant_for_driver(reading: Reading, tables: Tables) -> Tuple[Optional[Vari
     return None, "", f"no CUDA build of torch in the tables{where} runs on driver {driver}"
 
 
+# --------------------------------------------------------------------------- a replaced torch
+
+
+def _replaced(match: re.Match[str], reading: Reading, tables: Tables, said: Said) -> Said:
+    """pip's log names the torch it took away: the command that puts that build back."""
+    replaced = match.groupdict().get("replaced")
+    if not replaced:
+        return said
+    version, _, label = replaced.partition("+")
+    variant = Variant.from_label(label) if label else None
+    if variant is None or not variant.is_cuda:  # PyPI's build, or one the label does not name
+        back = f"pip install torch=={version} puts PyPI's build of it back"
+        return said[0], f"{said[1]} The torch taken away was {replaced} ({back})."
+    back = f"pip install torch=={replaced} --index-url {INDEX_URL}{variant}"
+    return said[0], f"{said[1]} The torch taken away was {replaced}: {back}."
+
+
 EXPLAINERS: Dict[str, Explainer] = {
     "no-kernel-image": _builds_for_gpu,
     "capability-not-compatible": _builds_for_gpu,
@@ -451,4 +468,5 @@ EXPLAINERS: Dict[str, Explainer] = {
     "wheel-not-supported": _wheel_refused,
     "pip-companion-pins-conflict": _companion_pins,
     "not-compiled-with-cuda": _cpu_build,
+    "install-replaced-torch": _replaced,
 }
