@@ -89,13 +89,7 @@ def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -
 
     version = torch_version(facts)
     if not facts.system.os or not facts.system.machine:
-        # a pasted report that names no platform: a resolution would be for a guessed one
-        unknown = " and ".join(
-            n for n, v in (("OS", facts.system.os), ("architecture", facts.system.machine)) if not v
-        )
-        return f"Which build fits depends on the {unknown}, not known here." + on_x86_64(
-            facts, tables
-        )
+        return _platform_unknown(facts, tables)
     plan = report_plan(facts, tables, planned).plan
     if not plan.ok:
         from ..install import Blocker
@@ -139,6 +133,14 @@ def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -
             f"newer for its {upgrade[0]} build."
         )
     return text
+
+
+def _platform_unknown(facts: Facts, tables: Tables) -> str:
+    """A pasted report that names no platform: a resolution would be for a guessed one."""
+    unknown = " and ".join(
+        n for n, v in (("OS", facts.system.os), ("architecture", facts.system.machine)) if not v
+    )
+    return f"Which build fits depends on the {unknown}, not known here." + on_x86_64(facts, tables)
 
 
 def on_x86_64(facts: Facts, tables: Tables) -> str:
