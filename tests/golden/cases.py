@@ -175,6 +175,7 @@ def cases() -> List[Case]:
 
 
 _AGE = re.compile(r"\(\d+ days? old")
+_AGE_JSON = re.compile(r'"age_days": \d+')
 # click 8.1 names the help option it finds first, click 8.2 the long one.
 _HELP = re.compile(r"(Try '[^']*) -h' for help")
 
@@ -189,7 +190,7 @@ def normalised(text: str) -> str:
     ):
         text = text.replace(path, name)
     text = _HELP.sub(r"\1 --help' for help", text)
-    return _AGE.sub("(N days old", text)
+    return _AGE_JSON.sub('"age_days": N', _AGE.sub("(N days old", text))
 
 
 def run(case: Case) -> str:
