@@ -199,3 +199,27 @@ def test_a_reporter_saying_pip_gave_the_cpu_build() -> None:
         assert "not-compiled-with-cuda" in names, said
     quiet = "the CPU version is slower than the CUDA version of torch"
     assert "not-compiled-with-cuda" not in [f.name for f in diagnose_text(quiet, TABLES).findings]
+
+
+def test_the_command_under_a_no_wheel_error_installs_what_its_fix_says() -> None:
+    """The installer was asked for torch 2.1.2+cu118 on an M1 Mac: the fix says to take 2.1.2
+    without the label, and the command under it installs that release (not the newest); where
+    the asked release has no build there at all, the command is the way out the fix names."""
+    m1 = (
+        "Running `pip install -r requirements.txt` on a Mac M1, python 3.11.5, results in:\n"
+        "ERROR: Could not find a version that satisfies the requirement torch==2.1.2+cu118 "
+        "(from versions: 2.0.0, 2.1.2, 2.2.0)\n"
+    )
+    intel = (
+        "Intel MacBook Pro, Python 3.11.5\n"
+        "ERROR: Could not find a version that satisfies the requirement torch==2.4.1 "
+        "(from versions: 2.0.0, 2.2.2)\n"
+    )
+    newest_intel = max(
+        (r for r in TABLES.releases if "macos-x86_64" in r.platforms), key=lambda r: r.newest
+    ).newest
+    for text, version in ((m1, "2.1.2"), (intel, str(newest_intel))):
+        found = [f for f in diagnose_text(text, TABLES).findings if f.command]
+        assert [f.name for f in found] == ["pip-no-torch-version"], found
+        assert f"torch {version}" in (found[0].fix or "")
+        assert found[0].command is not None and f"torch=={version}" in found[0].command

@@ -104,6 +104,7 @@ def check(
     command: str = "check",
     diagnosis: Optional[Mapping[str, Any]] = None,
     grid: bool = False,
+    wish: Optional[str] = None,
 ) -> Report:
     """Check a machine (this one, or ``facts`` from elsewhere) and decide everything once.
 
@@ -115,7 +116,9 @@ def check(
     pasted report); rules needing others are not judged. Default: everything a live probe
     fills, torch_runtime when ``deep``. unstated: details of those sections the report lacks
     (rules.DETAILS): the rules that need them are not judged either. grid: also judge the
-    newest torch releases in every variant here (Report.grid). Raises ConfigError (bad
+    newest torch releases in every variant here (Report.grid). wish: the torch specifier the
+    install plan keeps to where the requirements give none (diagnose: the release an installer
+    was asked for and found no wheel of). Raises ConfigError (bad
     requirements), OverrideError / InterpreterError (a bad override or ``python``) and
     TableError (unreadable tables).
     """
@@ -127,7 +130,7 @@ def check(
     available = _available(facts, observed, unstated, deep or not live)
     # The one install plan of this report, resolved before the checks: every fix that names a
     # torch build or a CUDA version explains this plan, and the command under them renders it.
-    plan = _plan(facts, tables, req, manager)
+    plan = _plan(facts, tables, req, manager, wish)
     found = _Found.gather(facts, tables, req, available, smoke, smoke_timeout, on_smoke, messages)
     chosen = _Selection.of(ignore, req)
     skipped = not_judged(available)
@@ -422,11 +425,23 @@ def _group(findings: List[Finding], messages: Mapping[str, Tuple[str, ...]]) -> 
     ]
 
 
-def _plan(facts: Facts, tables: Tables, req: Optional[Requirements], manager: str) -> InstallPlan:
+def _plan(
+    facts: Facts,
+    tables: Tables,
+    req: Optional[Requirements],
+    manager: str,
+    wish: Optional[str] = None,
+) -> InstallPlan:
     """The report's one install plan: keep what is installed where it fits, else the least
-    change (within the project's torch specifier, when it has one), for ``manager``."""
+    change (within the project's torch specifier, when it has one), for ``manager``. A
+    ``wish`` is kept to where a build of it fits; where none does, the plan is the one
+    without it (the finding that carried the wish says why it cannot be had)."""
     from ..install import installed_wish, resolve
 
+    if wish is not None and (req is None or req.torch is None):
+        kept = resolve(facts, tables, installed_wish(facts, torch=wish, manager=manager))
+        if kept.ok:
+            return kept
     torch = str(req.torch) if req is not None and req.torch is not None else "latest"
     return resolve(facts, tables, installed_wish(facts, torch=torch, manager=manager))
 

@@ -198,6 +198,7 @@ def diagnose_text(
         facts=reading.facts,
         tables=tables,
         requirements=False,
+        wish=_asked_of_the_installer(text, reading, messages),
         ignore=ignore,
         strict=strict,
         messages=messages,
@@ -207,6 +208,22 @@ def diagnose_text(
         diagnosis=_diagnosis(reading, pieces, observed, lacking, missing, not_judged, messages),
     )
     return _for_the_reporter(report, reading, lacking)
+
+
+def _asked_of_the_installer(
+    text: str, reading: Reading, messages: Sequence[Finding]
+) -> Optional[str]:
+    """The torch version an installer was asked for when it found no wheel ("torch==2.1.2+cu118"):
+    the report's install plan keeps to it, so that the command under the finding installs what
+    its fix says (the release asked for, in a build that exists there), not another release."""
+    from . import no_wheel
+
+    if not any(m.name in no_wheel.EXPLAINS for m in messages):
+        return None
+    version = no_wheel.asked(text, reading).version
+    if not version:
+        return None
+    return f"=={version}"
 
 
 def _diagnosis(
