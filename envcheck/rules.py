@@ -32,6 +32,7 @@ _NEEDS: Dict[str, FrozenSet[str]] = {
     "MSG": frozenset({"text"}),
     "INT": frozenset(),
     "SEL": frozenset(),
+    "CMP": frozenset({"fleet"}),  # judged by `envcheck compare` only, across machines
 }
 # Details of a section that a pasted report may lack although it shows the section (a
 # collect_env cut before its GPU lines, an OS without its architecture, a message that
@@ -376,6 +377,22 @@ _RULES: List[Rule] = [
         "error",
         "a distributed backend the project needs is missing",
     ),
+    # machines compared (`envcheck compare`): a difference that breaks a job across them
+    Rule("CMP001", "fleet-torch-differs", "error", "machines run other torch builds"),
+    Rule("CMP002", "fleet-nccl-differs", "error", "machines load other NCCL versions"),
+    Rule("CMP003", "fleet-cuda-differs", "error", "machines' torch targets other CUDA versions"),
+    Rule("CMP004", "fleet-python-differs", "error", "machines run other Python versions"),
+    Rule("CMP005", "fleet-backends-differ", "error", "machines' torch has other backends"),
+    Rule("CMP006", "fleet-gpus-differ", "warning", "machines have other GPU models or counts"),
+    Rule("CMP007", "fleet-driver-differs", "warning", "machines run other driver branches"),
+    Rule("CMP008", "fleet-cudnn-differs", "warning", "machines load other cuDNN versions"),
+    Rule("CMP009", "fleet-companions-differ", "warning", "machines have other companions"),
+    Rule("CMP010", "fleet-variable-differs", "warning", "a job variable is set on some only"),
+    Rule("CMP011", "fleet-shm-differs", "warning", "machines have other /dev/shm sizes"),
+    Rule("CMP012", "fleet-network-differs", "warning", "machines have other RDMA devices"),
+    Rule("CMP013", "fleet-container-differs", "warning", "machines run in other containers"),
+    Rule("CMP014", "fleet-system-differs", "info", "machines differ in OS, kernel or CPU"),
+    Rule("CMP015", "fleet-machine-error", "error", "a machine's own error, named by machine"),
     # envcheck itself
     Rule("MSG001", "pasted-error", "error", "an error message in the pasted text"),
     Rule("INT001", "check-crashed", "warning", "an envcheck check failed (a bug)"),
@@ -431,4 +448,5 @@ def not_judged(available: Iterable[str]) -> List[Rule]:
     """The rules that need something ``available`` lacks (a stage that did not run, a
     section a pasted report did not contain)."""
     have = set(available)
-    return [r for r in RULES.values() if not r.needs <= have]
+    # a fleet rule is never judged of one machine: no one-machine report lists it as not run
+    return [r for r in RULES.values() if not r.needs <= have and "fleet" not in r.needs]

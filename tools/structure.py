@@ -69,8 +69,9 @@ LAYERS: List[Tuple[str, ...]] = [
     ("envcheck.checks",),
     # the pipeline run once for every front end
     ("envcheck.core", "envcheck.requirements"),
-    # front ends that consume a Report: pasted text, formats, the distributed launcher
-    ("envcheck.diagnose", "envcheck.report", "envcheck.smoke.distributed"),
+    # front ends that consume a Report: pasted text, machines compared, formats, the
+    # distributed launcher
+    ("envcheck.diagnose", "envcheck.fleet", "envcheck.report", "envcheck.smoke.distributed"),
     # the command line and the package's public face
     (
         "envcheck.cli",

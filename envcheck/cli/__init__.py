@@ -18,6 +18,7 @@ from .. import exitcodes
 from .._clickstyle import CONTEXT
 from .._version import __version__
 from .check import check
+from .compare import compare
 from .diagnose import diagnose
 from .explain import explain
 from .healthcheck import healthcheck
@@ -49,7 +50,7 @@ def cli(ctx: click.Context, tables_dir: Optional[str]) -> None:
         ctx.invoke(check)
 
 
-for _command in (check, install, smoke, healthcheck, diagnose, explain, tables, probe):
+for _command in (check, install, smoke, healthcheck, diagnose, explain, tables, probe, compare):
     cli.add_command(_command)
 
 

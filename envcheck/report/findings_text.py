@@ -76,7 +76,7 @@ def _amd_part(facts: Facts) -> str:
     return f"{driver} · {gpus}"
 
 
-def _finding(f: Finding, s: Style, width: int, commands: int, indent: str = "") -> List[str]:
+def finding_lines(f: Finding, s: Style, width: int, commands: int, indent: str = "") -> List[str]:
     sev = f.severity.value
     head = f"{_MARK[sev]} {sev.upper()}"
     lines = wrap(f"{head} {f.code} {f.title}", width, first=indent, rest=indent + "    ")
@@ -115,10 +115,10 @@ def render_text(report: Report, color: bool = False, width: Optional[int] = None
     lines = _header(report, s, width)
     for root in report.roots:
         lines.append("")
-        lines += _finding(root, s, width, commands)
+        lines += finding_lines(root, s, width, commands)
         for follow in report.follow_ons(root):
             lines.append(s(f"    follows from {root.code}:", "dim"))
-            lines += _finding(follow, s, width, commands, indent="    ")
+            lines += finding_lines(follow, s, width, commands, indent="    ")
     advice = report.install
     if advice is not None and advice.command is None:
         lines += ["", *wrap("No torch fits this machine for the install fix:", width, rest="  ")]
