@@ -101,3 +101,12 @@ def test_every_label_alias_is_lower_case() -> None:
     for fact in FACTS:
         bare = re.sub(r"\\.", "", fact.aliases)  # \S, \W, \D would mean something else
         assert bare == bare.lower(), fact.key
+
+
+def test_the_labels_are_tried_only_where_an_alias_may_start() -> None:
+    from envcheck.diagnose.labelled import _STARTS
+    from envcheck.diagnose.scanning import prefixes
+
+    assert _STARTS is not None and "tor" in _STARTS and "py" in _STARTS
+    assert prefixes(r"(?:py)?torch|cuda\s?ver|os", 3) == ("cud", "os", "py", "tor")
+    assert prefixes(r"\d+ gpus|gpu", 3) is None

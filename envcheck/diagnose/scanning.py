@@ -75,6 +75,22 @@ def _leading(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     return starts
 
 
+def prefixes(source: str, length: int) -> Optional[Tuple[str, ...]]:
+    """The strings of at most ``length`` characters one of which every match of the
+    pattern source (case kept) starts with, each of its top-level alternatives read alone
+    (a long list of words has more than MAX_STARTS in all); None when a match may start
+    with anything else."""
+    items = list(_sre.parse(source))
+    whole = len(items) == 1 and items[0][0] is _sre.BRANCH
+    found: Set[str] = set()
+    for alternative in items[0][1][1] if whole else [items]:
+        starts = _starts(list(alternative), length)
+        if starts is None:
+            return None
+        found.update(starts)
+    return _shortest(found)
+
+
 def _shortest(starts: Set[str]) -> Tuple[str, ...]:
     """The starts that no other start begins (where "mac" stands, "macos" may)."""
     return tuple(sorted(s for s in starts if not any(s.startswith(t) for t in starts if t != s)))
