@@ -49,6 +49,14 @@ PLATFORM_LIST = re.compile(
     r"|available for `?[\w-]{1,40}`?(?: \([^)\n]{0,30}\))? on the following platforms"
     r"|is not a supported wheel on this platform"
 )
+
+
+def platform_list(line: str) -> bool:
+    """Whether the line is an installer's list of the platforms that have wheels (each
+    wording names "platform": a line without it is none)."""
+    return "platform" in line and PLATFORM_LIST.search(line) is not None
+
+
 _MACHINE_HINT = re.compile(
     r"(?:^\s*Architecture:\s+(x86_64|aarch64)\s*$|[/(-](x86_64|aarch64)-linux-gnu\b|"
     r"[-_](x86_64|aarch64)\.whl\b|\bwin_(amd64)\b)"
@@ -205,6 +213,10 @@ def _bullets(lines: List[str], reading: Reading) -> None:
                 _companion(reading, key.split()[0], version.group(1))
 
 
+_LIGHTNING_HEAD = re.compile(r"^\s*\*\s+(CUDA|Packages|System|Lightning):\s*$")
+_LIGHTNING_ITEM = re.compile(r"^\s*-\s+(\S[^:]{0,60}?)(?::\s*(.{0,200}))?$")
+
+
 def _lightning(lines: List[str], reading: Reading) -> None:
     """Lightning's bug-report env: ``* CUDA:`` / ``- GPU:`` / ``- NVIDIA A100`` /
     ``- available: True`` / ``- version: 11.8``; ``* Packages:`` / ``- torch: 2.0.0``;
@@ -213,13 +225,13 @@ def _lightning(lines: List[str], reading: Reading) -> None:
     in_gpus = False
     gpus: List[str] = []
     for line in lines:
-        head = re.match(r"^\s*\*\s+(CUDA|Packages|System|Lightning):\s*$", line)
+        head = _LIGHTNING_HEAD.match(line) if "*" in line else None
         if head:
             section, in_gpus = head.group(1), False
             continue
         if section is None:
             continue
-        item = re.match(r"^\s*-\s+(\S[^:]{0,60}?)(?::\s*(.{0,200}))?$", line)
+        item = _LIGHTNING_ITEM.match(line)
         if not item:
             if line.strip():
                 section = None
@@ -460,7 +472,7 @@ def _machine_hints(lines: List[str], reading: Reading) -> None:
     if s.machine:
         return
     for line in lines:
-        if PLATFORM_LIST.search(line):
+        if platform_list(line):
             continue  # an installer's list of the platforms that have wheels: not this one
         match = _MACHINE_HINT.search(line)
         if match:
