@@ -73,6 +73,27 @@ def test_a_scan_from_the_leading_literals_finds_what_finditer_finds() -> None:
         assert (found.span() if found else None) == (searched.span() if searched else None)
 
 
+def test_a_scan_over_the_stretches_around_inner_literals_finds_what_finditer_finds() -> None:
+    from envcheck.diagnose import mentions
+    from envcheck.diagnose.scanning import inner_literals, leading_literals, scan, search
+
+    arch = mentions._ARCH_OF
+    assert leading_literals(arch) is None
+    assert inner_literals(arch) == ("aarch64", "arm64", "x86-64", "x86_64")
+    assert inner_literals(re.compile(r"\d+ (ab|cd)")) is None  # too short to help
+    text = (
+        "an aarch64 machine, my ARM64 Server; a x86-64\nhost and the x86_64 cpus,"
+        " this arm64\tlinux; an\narm64 board the aarch64 machine\u0131 " + "x" * 300 + "\n"
+    ) * 40
+    dense = "an arm64 box " * 9000  # literals closer than a stretch: the engine's own search
+    for t in (text, text.replace("\u0131", ""), text.upper(), "İ" + text, dense):
+        for end in (None, 45, len(t) - 3):
+            want = [m.span() for m in arch.finditer(t[:end] if end is not None else t)]
+            assert [m.span() for m in scan(arch, t, end)] == want
+        found, searched = search(arch, t), arch.search(t)
+        assert (found.span() if found else None) == (searched.span() if searched else None)
+
+
 def test_every_label_alias_is_lower_case() -> None:
     """labelled.py finds the labels in a lower-cased line with the pattern case kept."""
     from envcheck.diagnose.labelled import FACTS
@@ -80,3 +101,12 @@ def test_every_label_alias_is_lower_case() -> None:
     for fact in FACTS:
         bare = re.sub(r"\\.", "", fact.aliases)  # \S, \W, \D would mean something else
         assert bare == bare.lower(), fact.key
+
+
+def test_the_labels_are_tried_only_where_an_alias_may_start() -> None:
+    from envcheck.diagnose.labelled import _STARTS
+    from envcheck.diagnose.scanning import prefixes
+
+    assert _STARTS is not None and "tor" in _STARTS and "py" in _STARTS
+    assert prefixes(r"(?:py)?torch|cuda\s?ver|os", 3) == ("cud", "os", "py", "tor")
+    assert prefixes(r"\d+ gpus|gpu", 3) is None

@@ -26,7 +26,7 @@ from ..facts import GpuFacts, PackageFacts, RuntimeStatus
 from ..probes.toolkit import parse_nvcc_version
 from ..values import Arch, ComputeCapability
 from .collect_env import platform_string, read_library_lines
-from .reading import Reading, lines_of, set_python, set_torch
+from .reading import Reading, lines_of, lowered, set_python, set_torch
 
 _VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
 # detectron2 / mmcv tables: a name, two or more spaces (or a tab), the value
@@ -34,6 +34,7 @@ _D2_ROW = re.compile(r"^\s*([A-Za-z][\w .()/-]{0,40}?)(?:\s{2,}|\t|:\s+)(\S.{0,3
 _D2_GPU = re.compile(r"^GPU\s?(\d{1,2}(?:,\d{1,2}){0,15})$")
 _BULLET = re.compile(r"^\s*[-*]\s+`?([A-Za-z][\w .()?/-]{0,60}?)`?\s*:\s*(.{0,300})$")
 _LD_PATH = re.compile(r"^\s*(?:export\s+)?LD_LIBRARY_PATH\s*=\s*(\S{1,4000})\s*$")
+_ECHO_LD_PATH = re.compile(r"^\s*\$?\s*echo \$\{?LD_LIBRARY_PATH\}?\s*$")
 _FROM_VERSIONS = re.compile(r"\(from versions:?\s*([^)\n]{0,20000})\)?")
 _SITE = re.compile(
     r"[/\\](?:lib[/\\])?python(\d)\.?(\d{1,2})[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]{0,60})"
@@ -48,6 +49,14 @@ PLATFORM_LIST = re.compile(
     r"|available for `?[\w-]{1,40}`?(?: \([^)\n]{0,30}\))? on the following platforms"
     r"|is not a supported wheel on this platform"
 )
+
+
+def platform_list(line: str) -> bool:
+    """Whether the line is an installer's list of the platforms that have wheels (each
+    wording names "platform": a line without it is none)."""
+    return "platform" in line and PLATFORM_LIST.search(line) is not None
+
+
 _MACHINE_HINT = re.compile(
     r"(?:^\s*Architecture:\s+(x86_64|aarch64)\s*$|[/(-](x86_64|aarch64)-linux-gnu\b|"
     r"[-_](x86_64|aarch64)\.whl\b|\bwin_(amd64)\b)"
@@ -58,7 +67,7 @@ TORCH_PACKAGES = ("torch", "torchvision", "torchaudio", "xformers", "triton", "f
 
 def read_dumps(text: str, reading: Reading) -> None:
     lines = lines_of(text)
-    _detectron2_table(lines, reading)
+    _detectron2_table(text, lines, reading)
     _bullets(lines, reading)
     _lightning(lines, reading)
     _no_colon(lines, reading)
@@ -79,8 +88,13 @@ def _companion(reading: Reading, name: str, version: str) -> None:
         t.companions.append(PackageFacts(name, version))
 
 
-def _detectron2_table(lines: List[str], reading: Reading) -> None:
-    """detectron2's and mmcv's collect_env: a table of name and value."""
+def _detectron2_table(text: str, lines: List[str], reading: Reading) -> None:
+    """detectron2's and mmcv's collect_env: a table of name and value. A text that never
+    names either has no row that says it is one (a row's lower-cased name holds the word,
+    so the lower-cased text does): its lines are not read as rows."""
+    low = lowered(text)
+    if "detectron2" not in low and "mmcv" not in low:
+        return
     rows, gpus = _d2_rows(lines)
     if not any(k in rows for k in ("detectron2", "mmcv", "mmcv compiler", "detectron2 arch flags")):
         return
@@ -199,6 +213,10 @@ def _bullets(lines: List[str], reading: Reading) -> None:
                 _companion(reading, key.split()[0], version.group(1))
 
 
+_LIGHTNING_HEAD = re.compile(r"^\s*\*\s+(CUDA|Packages|System|Lightning):\s*$")
+_LIGHTNING_ITEM = re.compile(r"^\s*-\s+(\S[^:]{0,60}?)(?::\s*(.{0,200}))?$")
+
+
 def _lightning(lines: List[str], reading: Reading) -> None:
     """Lightning's bug-report env: ``* CUDA:`` / ``- GPU:`` / ``- NVIDIA A100`` /
     ``- available: True`` / ``- version: 11.8``; ``* Packages:`` / ``- torch: 2.0.0``;
@@ -207,13 +225,13 @@ def _lightning(lines: List[str], reading: Reading) -> None:
     in_gpus = False
     gpus: List[str] = []
     for line in lines:
-        head = re.match(r"^\s*\*\s+(CUDA|Packages|System|Lightning):\s*$", line)
+        head = _LIGHTNING_HEAD.match(line) if "*" in line else None
         if head:
             section, in_gpus = head.group(1), False
             continue
         if section is None:
             continue
-        item = re.match(r"^\s*-\s+(\S[^:]{0,60}?)(?::\s*(.{0,200}))?$", line)
+        item = _LIGHTNING_ITEM.match(line)
         if not item:
             if line.strip():
                 section = None
@@ -254,7 +272,7 @@ def _lightning(lines: List[str], reading: Reading) -> None:
 def _no_colon(lines: List[str], reading: Reading) -> None:
     """``PyTorch version 1.5.0`` (a collect_env line retyped without its colon)."""
     for line in lines:
-        match = _TORCH_NO_COLON.match(line)
+        match = _TORCH_NO_COLON.match(line) if "PyTorch version" in line else None
         if match:
             set_torch(reading, match.group(1), None, "collect_env line")
             return
@@ -262,9 +280,11 @@ def _no_colon(lines: List[str], reading: Reading) -> None:
 
 def _ld_library_path(lines: List[str], reading: Reading) -> None:
     for i, line in enumerate(lines):
+        if "LD_LIBRARY_PATH" not in line:
+            continue  # both patterns name it, case kept
         match = _LD_PATH.match(line)
         value = match.group(1) if match else None
-        if value is None and re.match(r"^\s*\$?\s*echo \$\{?LD_LIBRARY_PATH\}?\s*$", line):
+        if value is None and _ECHO_LD_PATH.match(line):
             value = lines[i + 1].strip() if i + 1 < len(lines) else ""
             if not value or " " in value:
                 continue
@@ -452,7 +472,7 @@ def _machine_hints(lines: List[str], reading: Reading) -> None:
     if s.machine:
         return
     for line in lines:
-        if PLATFORM_LIST.search(line):
+        if platform_list(line):
             continue  # an installer's list of the platforms that have wheels: not this one
         match = _MACHINE_HINT.search(line)
         if match:

@@ -55,7 +55,8 @@ def read_installers(text: str, reading: Reading) -> None:
     if len(glibc) == 1 and not reading.facts.system.glibc:
         reading.facts.system.glibc = glibc[0]
         took = True
-    subdirs = _distinct(m.group(1) for m in _SUBDIR.finditer(text))
+    named = any(d in text for d in _SUBDIR_PLATFORM)  # every match names one, case kept
+    subdirs = _distinct(m.group(1) for m in _SUBDIR.finditer(text)) if named else []
     if len(subdirs) == 1 and subdirs[0] in _SUBDIR_PLATFORM:
         os_name, machine = _SUBDIR_PLATFORM[subdirs[0]]
         s = reading.facts.system

@@ -23,6 +23,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .into_facts import NAMES, compatible, os_family, put
 from .reading import Reading, lines_of
+from .scanning import prefixes
 
 WHERE = "labelled facts"
 MAX_FINDS = 20  # values kept per fact: a text that repeats one label a thousand times
@@ -156,8 +157,13 @@ _SEP = (
     r"(?:version\s?[:=]\s?)?"  # sdnext's "Python: version=3.11.9"
     r"['\"`*_]{0,3}\s{0,2}"
 )
+_ALIASES = "|".join(fact.aliases for fact in FACTS)
+# what a label starts with: the engine tries the aliases only where one may start (most words
+# start otherwise), else where a letter (or 显卡) does
+_STARTS = prefixes(_ALIASES, 3)
+_LABEL_START = "|".join(map(re.escape, _STARTS)) if _STARTS else r"[a-z\u663e]"
 _LABELS = re.compile(
-    r"(?<![\w./=<>~!-])(?=[a-z\u663e])(?:"  # a label starts a word (显卡 included)
+    rf"(?<![\w./=<>~!-])(?={_LABEL_START})(?:"  # a label starts a word (显卡 included)
     + "|".join(f"(?P<f{i}>{fact.aliases})" for i, fact in enumerate(FACTS))
     + r")(?:(?![\w-]|\.[A-Za-z_])|(?<=python)(?=[23]\.\d))",  # "python3.7" too
     re.IGNORECASE,

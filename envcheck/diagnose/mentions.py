@@ -15,7 +15,7 @@ from itertools import islice
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..facts import GpuFacts, PackageFacts
-from .dumps import PLATFORM_LIST
+from .dumps import platform_list
 from .into_facts import put
 from .labelled import gpu_name
 from .reading import Reading, lines_of, lowered
@@ -253,14 +253,14 @@ def _os(text: str, reading: Reading) -> None:
         return
     if families:
         return
-    intel = "x86_64" in text and _X86_MAC.search(text) is not None
+    intel = "x86_64" in text and first(_X86_MAC, text) is not None
     if "platform" in text:  # uv's and pip's lists of the platforms that have wheels
-        text = "\n".join(line for line in lines_of(text) if not PLATFORM_LIST.search(line))
+        text = "\n".join(line for line in lines_of(text) if not platform_list(line))
     low = lowered(text)
     shown = {family for family, words, sign in _OS_SIGNS if _signs(low, words, sign, text)}
     if any(w in low for w in _OS_WORDS):
         shown |= {_family(w.group(1)) for w in scan(_OS_WORD, text, 1 << 20)}
-    if first(_APPLE_SILICON, text) and shown <= {"Darwin"}:
+    if shown <= {"Darwin"} and first(_APPLE_SILICON, text):
         shown = {"Darwin"}
         if not reading.facts.system.machine and not intel and not intel_said:
             # the hardware; a Python under Rosetta is x86_64, and a text that shows an

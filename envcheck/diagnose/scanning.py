@@ -10,8 +10,10 @@ every character, 20 to 80 ms a MiB. Two ways round it, each exact:
   str.find, many times faster) can start a match, and the pattern is tried there alone
   (:func:`scan`, :func:`first`);
 - the places a match may stand: when every match holds one of its required literals
-  (literals.py) and is at most so long, a match starts at most that far before one of
-  them, and the engine searches only those stretches (:func:`search`).
+  (literals.py, or the leading literals of a part every match passes through, such as a
+  group of words) and is at most so long, a match starts at most that far before one of
+  them, and the engine searches only those stretches (:func:`search`, and :func:`scan`
+  for a pattern without leading literals).
 """
 
 from __future__ import annotations
@@ -71,6 +73,22 @@ def _leading(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     if len(starts) > MAX_FINDS or any(len(s) < MIN_START for s in starts):
         return None
     return starts
+
+
+def prefixes(source: str, length: int) -> Optional[Tuple[str, ...]]:
+    """The strings of at most ``length`` characters one of which every match of the
+    pattern source (case kept) starts with, each of its top-level alternatives read alone
+    (a long list of words has more than MAX_STARTS in all); None when a match may start
+    with anything else."""
+    items = list(_sre.parse(source))
+    whole = len(items) == 1 and items[0][0] is _sre.BRANCH
+    found: Set[str] = set()
+    for alternative in items[0][1][1] if whole else [items]:
+        starts = _starts(list(alternative), length)
+        if starts is None:
+            return None
+        found.update(starts)
+    return _shortest(found)
 
 
 def _shortest(starts: Set[str]) -> Tuple[str, ...]:
@@ -141,10 +159,11 @@ def scan(
     search that stops at its first match reads little further."""
     end = len(text) if endpos is None else min(endpos, len(text))
     starts = leading_literals(pattern)
-    hay: Optional[str] = text
-    if starts is not None and folds(pattern):
-        hay = same_places_lowered(text)  # None: not the same places in both
-    if starts is None or hay is None:
+    if starts is None:
+        yield from _stretches(pattern, text, end)
+        return
+    hay = same_places_lowered(text) if folds(pattern) else text
+    if hay is None:  # not the same places in both
         yield from pattern.finditer(text, 0, end)
         return
     done = 0
@@ -180,34 +199,77 @@ def search(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
     long, else whole."""
     if leading_literals(pattern) is not None:
         return first(pattern, text)
-    literals, reach = required_literals(pattern), _reach(pattern)
-    hay: Optional[str] = text
-    if literals is not None and pattern.flags & re.IGNORECASE:
-        hay = same_places_lowered(text)
+    return next(_stretches(pattern, text, len(text)), None)
+
+
+MIN_INNER = 4  # a part's leading literals shorter than this stand nearly everywhere
+_INNER: Dict[str, Optional[Tuple[str, ...]]] = {}
+
+
+def inner_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
+    """Literals one of which every match holds (lower case when some part ignores case):
+    the leading literals of a part of the pattern's top level, which every match passes
+    through ("aarch64", "arm64", "x86_64", "x86-64" for a group of those words), those of
+    the part whose shortest is longest; None when no part has a few of MIN_INNER or more."""
+    key = f"{pattern.flags}:{pattern.pattern}"
+    if key not in _INNER:
+        _INNER[key] = None
+        try:
+            items = list(_sre.parse(pattern.pattern, pattern.flags))
+        except Exception:  # the engine compiled it: its parser reads it; else no help
+            return None
+        fold = folds(pattern)
+        for i, (op, _) in enumerate(items):
+            found = None if op in _ZERO_WIDTH else _starts(items[i:], 8)
+            if not found or (fold and not all(s.isascii() for s in found)):
+                continue
+            literals = _shortest({s.lower() if fold else s for s in found})
+            best = _INNER[key]
+            if len(literals) <= MAX_FINDS and min(map(len, literals)) >= max(
+                MIN_INNER, min(map(len, best)) + 1 if best else 0
+            ):
+                _INNER[key] = literals
+    return _INNER[key]
+
+
+def _stretches(pattern: re.Pattern[str], text: str, end: int) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text, 0, end)``, the engine trying only the stretches where a
+    match may stand: those before each place one of the literals every match holds stands
+    (its required literals, else its inner literals), when a match is at most so long."""
+    literals, fold = required_literals(pattern), bool(pattern.flags & re.IGNORECASE)
+    if literals is None:
+        literals, fold = inner_literals(pattern), folds(pattern)
+    reach = _reach(pattern)
+    hay = same_places_lowered(text) if fold else text
     if literals is None or reach is None or hay is None:
-        return pattern.search(text)
+        yield from pattern.finditer(text, 0, end)
+        return
     width, ahead = reach
-    tried = 0  # no match starts before this
-    for block in range(0, len(text), BLOCK):  # the literals found a block at a time
-        stop = min(len(text), block + BLOCK)
+    tried = 0  # no match starts before this but those found
+    for block in range(0, end, BLOCK):  # the literals found a block at a time
+        stop = min(end, block + BLOCK)
         places = set()
         for literal in literals:
-            at = hay.find(literal, block, min(len(text), stop + len(literal) - 1))
+            at = hay.find(literal, block, min(end, stop + len(literal) - 1))
             while at != -1:
                 places.add(at)
-                at = hay.find(literal, at + 1, min(len(text), stop + len(literal) - 1))
+                at = hay.find(literal, at + 1, min(end, stop + len(literal) - 1))
         if len(places) * ahead > BLOCK:  # the stretches would be the block, or more
-            return pattern.search(text, max(tried, block - width))
+            yield from pattern.finditer(text, max(tried, block - width), end)
+            return
         for at in sorted(places):
+            if at < tried:
+                continue  # inside a match found: the engine goes on after it
             # a match that holds the literal here starts in [at - width, at]; the engine
             # reads no further than ``ahead`` past a start, so the text cut there answers
             # the same for those starts (a match found past ``at`` might not: the next
             # stretch decides)
-            match = pattern.search(text, max(tried, at - width), min(len(text), at + ahead))
+            match = pattern.search(text, max(tried, at - width), min(end, at + ahead))
             if match and match.start() <= at:
-                return match
-            tried = at + 1
-    return None
+                yield match
+                tried = match.end()  # a match holds its literal: never empty
+            else:
+                tried = at + 1
 
 
 def _reach(pattern: re.Pattern[str]) -> Optional[Tuple[int, int]]:
