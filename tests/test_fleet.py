@@ -226,3 +226,20 @@ def test_host_lists_fold_like_slurms() -> None:
     assert fold(["n9", "n10", "n11", "login"]) == "login,n[9-11]"
     assert fold(["n099", "n100"]) == "n[099-100]"
     assert fold(["a"]) == "a"
+
+
+def test_markdown_and_html_tables_mark_the_odd_values(base, tmp_path) -> None:
+    def odd(i: int, facts: Dict[str, Any]) -> None:
+        if i == 5:
+            facts["torch"].update(version="2.12.0+cu126", dist_version="2.12.0+cu126", cuda="12.6")
+            facts["environment"]["NCCL_DEBUG"] = "<script>INFO"
+
+    reports = str(fleet(base, tmp_path / "r", edit=odd))
+    markdown = compare("--format", "markdown", reports)
+    assert markdown.returncode == 1
+    assert "| 7: gpu-node-[01-04,06-08] | 2.13.0+cu130 | unset |" in markdown.stdout
+    assert "| 1: gpu-node-05 | **2.12.0+cu126** | **<script>INFO** |" in markdown.stdout
+    page = compare("--format", "html", reports).stdout
+    assert page.startswith("<!DOCTYPE html>") and "<script>" not in page
+    assert "&lt;script&gt;INFO" in page and "CMP001" in page
+    assert compare("--json", "--format", "html", reports).returncode == 2

@@ -4,7 +4,7 @@ that breaks a job across them (envcheck.fleet)."""
 from __future__ import annotations
 
 import sys
-from typing import Tuple
+from typing import Optional, Tuple
 
 import click
 
@@ -16,8 +16,18 @@ from .options import load_tables
 @click.command(context_settings=CONTEXT)
 @click.argument("reports", metavar="REPORT...", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown", "html"]),
+    default=None,
+    help="text (default), json, markdown (to paste into an issue or a PR), or html: one "
+    "self-contained page with a table of the machines by the facts that differ.",
+)
 @click.pass_context
-def compare(ctx: click.Context, reports: Tuple[str, ...], as_json: bool) -> None:
+def compare(
+    ctx: click.Context, reports: Tuple[str, ...], as_json: bool, fmt: Optional[str]
+) -> None:
     """Compare machines: each REPORT is a file of `envcheck probe --json` or `check --json`
     output, a folder of them (*.json), or - for JSON documents on stdin, one per line.
 
@@ -32,11 +42,19 @@ def compare(ctx: click.Context, reports: Tuple[str, ...], as_json: bool) -> None
     from ..report.fleet_text import fleet_document, render_fleet_text
     from ..report.style import use_color
 
+    if as_json and fmt not in (None, "json"):
+        raise click.UsageError("--json and --format: give one")
+    fmt = "json" if as_json else (fmt or "text")
     report = compare_reports(reports, load_tables(ctx), stdin=sys.stdin)
-    if as_json:
+    if fmt == "json":
         import json
 
         click.echo(json.dumps(fleet_document(report), indent=2))
+    elif fmt in ("markdown", "html"):
+        from ..report.fleet_pages import render_fleet_html, render_fleet_markdown
+
+        render = render_fleet_markdown if fmt == "markdown" else render_fleet_html
+        click.echo(render(report), nl=False)
     else:
         color = use_color(sys.stdout)
         click.echo(render_fleet_text(report, color=color), nl=False, color=color)

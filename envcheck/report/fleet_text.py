@@ -45,11 +45,11 @@ def render_fleet_text(report: FleetReport, color: bool = False, width: Optional[
         lines += wrap(f"note: {note}", width, rest="      ")
     for bad in report.unreadable:
         lines += wrap(f"unreadable: {bad.source}: {bad.why}", width, rest="      ")
-    lines += ["", s(_verdict(report), "bold")]
+    lines += ["", s(verdict_line(report), "bold")]
     return "\n".join(lines) + "\n"
 
 
-def _verdict(report: FleetReport) -> str:
+def verdict_line(report: FleetReport) -> str:
     tally = {sev: sum(f.severity is sev for f in report.findings) for sev in Severity}
     counts = (
         f"{tally[Severity.ERROR]} error(s), {tally[Severity.WARNING]} warning(s), "
@@ -71,7 +71,7 @@ def fleet_document(report: FleetReport) -> Dict[str, Any]:
         "schema_version": FLEET_SCHEMA_VERSION,
         "envcheck_version": __version__,
         "command": "compare",
-        "verdict": _verdict(report).split(":")[0],
+        "verdict": verdict_line(report).split(":")[0],
         "exit_code": report.exit_code,
         "machines": list(report.machines),
         "findings": [f.to_dict() for f in report.findings],
@@ -92,4 +92,4 @@ def fleet_document(report: FleetReport) -> Dict[str, Any]:
     }
 
 
-__all__ = ["FLEET_SCHEMA_VERSION", "fleet_document", "render_fleet_text"]
+__all__ = ["FLEET_SCHEMA_VERSION", "fleet_document", "render_fleet_text", "verdict_line"]
