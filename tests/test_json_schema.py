@@ -61,7 +61,7 @@ def test_the_schemas_are_what_the_code_generates() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-@pytest.mark.parametrize("kind", ["facts", "report", "plan", "smoke", "tables"])
+@pytest.mark.parametrize("kind", ["compare", "facts", "report", "plan", "smoke", "tables"])
 def test_each_schema_is_a_valid_draft_2020_12_schema(kind: str) -> None:
     jsonschema.Draft202012Validator.check_schema(SCHEMAS[kind])
 
@@ -162,6 +162,21 @@ def test_smoke_results_validate() -> None:
 
 def test_tables_summary_validates() -> None:
     validate("tables", output("tables", "--json", ok=(0,)))
+
+
+def test_compare_documents_validate(tmp_path: Path) -> None:
+    facts = output("probe", "--json", "--no-deep", env=RTX4090, ok=(0,))
+    for name, version in (("node-1", "2.13.0+cpu"), ("node-2", "2.12.0+cpu"), ("node-3", None)):
+        other = copy.deepcopy(facts)
+        other["system"]["hostname"] = name
+        if version:
+            other["torch"]["version"] = version
+        (tmp_path / f"{name}.json").write_text(json.dumps(other))
+    (tmp_path / "cut.json").write_text(json.dumps(facts)[:100])
+    document = output("compare", "--json", str(tmp_path), ok=(2,))
+    assert document["unreadable"] and document["differences"]
+    validate("compare", document)
+    assert not is_valid("compare", {**document, "exit_code": 5})
 
 
 def test_the_schemas_catch_a_missing_renamed_or_retyped_key() -> None:

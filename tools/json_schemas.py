@@ -32,6 +32,7 @@ from envcheck.report.documents import (
     TABLES_SCHEMA_VERSION,
 )
 from envcheck.report.findings_text import REPORT_SCHEMA_VERSION
+from envcheck.report.fleet_text import FLEET_SCHEMA_VERSION
 from envcheck.smoke.runner import SmokeResult
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "schema"
@@ -198,35 +199,38 @@ def tables_schema() -> Dict[str, Any]:
     )
 
 
+# a finding, as Finding.to_dict() writes it: in the report and in compare's document
+FINDING: Dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string", "pattern": "^[A-Z]+[0-9]{3}$"},
+        "name": STR,
+        "severity": {"enum": ["error", "warning", "info"]},
+        "title": STR,
+        "evidence": STRINGS,
+        "fix": STR,
+        "command": NULL_STR,
+        "caused_by": NULL_STR,
+    },
+    "required": [
+        "caused_by",
+        "code",
+        "command",
+        "evidence",
+        "fix",
+        "name",
+        "severity",
+        "title",
+    ],
+    "additionalProperties": False,
+}
+
+
 def report_schema() -> Dict[str, Any]:
     """report_dict(): check --format json, and diagnose --json with its extra keys."""
     defs: Dict[str, Any] = {"SmokeResult": _smoke_result({})}
     plan = _plan(defs)
     defs["InstallPlan"] = plan
-    finding = {
-        "type": "object",
-        "properties": {
-            "code": {"type": "string", "pattern": "^[A-Z]+[0-9]{3}$"},
-            "name": STR,
-            "severity": {"enum": ["error", "warning", "info"]},
-            "title": STR,
-            "evidence": STRINGS,
-            "fix": STR,
-            "command": NULL_STR,
-            "caused_by": NULL_STR,
-        },
-        "required": [
-            "caused_by",
-            "code",
-            "command",
-            "evidence",
-            "fix",
-            "name",
-            "severity",
-            "title",
-        ],
-        "additionalProperties": False,
-    }
     install = {
         "type": "object",
         "properties": {
@@ -317,7 +321,7 @@ def report_schema() -> Dict[str, Any]:
         "required": sorted(set(props) - diagnose_only),
         "additionalProperties": False,
     }
-    defs.update(Finding=finding, Advice=install)
+    defs.update(Finding=FINDING, Advice=install)
     return _document(
         "report",
         REPORT_SCHEMA_VERSION,
@@ -327,7 +331,62 @@ def report_schema() -> Dict[str, Any]:
     )
 
 
+def compare_schema() -> Dict[str, Any]:
+    """fleet_document(): compare --json."""
+    names = {"type": "array", "items": STR}
+    group = {
+        "type": "object",
+        "properties": {"value": STR, "machines": names},
+        "required": ["machines", "value"],
+        "additionalProperties": False,
+    }
+    difference = {
+        "type": "object",
+        "properties": {
+            "fact": STR,
+            "code": {"type": "string", "pattern": "^CMP[0-9]{3}$"},
+            "majority": NULL_STR,
+            "groups": {"type": "array", "items": group},
+            "unknown": names,
+        },
+        "required": ["code", "fact", "groups", "majority", "unknown"],
+        "additionalProperties": False,
+    }
+    unreadable = {
+        "type": "object",
+        "properties": {"source": STR, "why": STR},
+        "required": ["source", "why"],
+        "additionalProperties": False,
+    }
+    props = {
+        "schema_version": {},
+        "envcheck_version": STR,
+        "command": {"const": "compare"},
+        "verdict": {"enum": ["COMPATIBLE", "DIFFER", "NOT COMPARED"]},
+        "exit_code": {"enum": [0, 1, 2]},
+        "machines": names,
+        "findings": {"type": "array", "items": {"$ref": "#/$defs/Finding"}},
+        "differences": {"type": "array", "items": {"$ref": "#/$defs/Difference"}},
+        "not_compared": STRINGS,
+        "values": {
+            "type": "object",
+            "additionalProperties": {"type": "object", "additionalProperties": STR},
+        },
+        "unreadable": {"type": "array", "items": unreadable},
+        "notes": STRINGS,
+    }
+    body = {
+        "type": "object",
+        "properties": props,
+        "required": sorted(props),
+        "additionalProperties": False,
+    }
+    defs = {"Finding": FINDING, "Difference": difference}
+    return _document("compare", FLEET_SCHEMA_VERSION, "envcheck compare --json", body, defs)
+
+
 SCHEMAS = {
+    "compare": compare_schema,
     "facts": facts_schema,
     "report": report_schema,
     "plan": plan_schema,

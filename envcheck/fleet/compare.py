@@ -128,15 +128,16 @@ def _finding(
     d: Difference, machines: Dict[str, Machine], tables: Tables, with_torch: Sequence[str]
 ) -> Finding:
     label = d.aspect.label
+    differ = f"{label} {'differ' if label.endswith('s') else 'differs'}"
     if d.majority is not None:
         majority_names = dict(d.groups)[d.majority]
         odd = d.odd()
         title = (
-            f"{label} differs: {_few(odd)} {'has' if len(odd) == 1 else 'have'} "
-            f"{_others(d)}; the other {len(majority_names)} have {d.majority}"
+            f"{differ}: {_few(odd)} {_held(_others(d), len(odd))}; "
+            f"the other {len(majority_names)} {_held(d.majority, len(majority_names))}"
         )
     else:
-        title = f"{label} differs, with no majority: " + "; ".join(
+        title = f"{differ}, with no majority: " + "; ".join(
             f"{value} on {len(names)}" for value, names in d.groups
         )
     evidence = [f"{value}: {count(names)}" for value, names in d.groups]
@@ -147,6 +148,13 @@ def _finding(
     evidence.append(f"why it matters: {d.aspect.why}")
     fix, command = fix_for(d, machines, tables)
     return RULES[d.aspect.code](title, evidence, fix, command)
+
+
+def _held(value: str, machines: int) -> str:
+    """'has 2.12.0+cu126', 'have 1', or 'leave it unset' (a variable)."""
+    if value == "unset":
+        return "leaves it unset" if machines == 1 else "leave it unset"
+    return f"{'has' if machines == 1 else 'have'} {value}"
 
 
 def _few(names: Sequence[str]) -> str:
