@@ -9,6 +9,7 @@ import importlib.util
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -223,10 +224,16 @@ def test_ranks_that_joined_a_job_that_never_started_did_not_fail() -> None:
 
 
 def slurm_job(
-    nodes: int, per_node: int, timeout: int, start: List[int], extra: Sequence[str] = ()
+    nodes: int,
+    per_node: int,
+    timeout: int,
+    start: List[int],
+    extra: Sequence[str] = (),
+    rank_env: Optional[Dict[int, Dict[str, str]]] = None,
 ) -> List[subprocess.Popen]:
     """The ranks ``start`` of a job of ``nodes`` x ``per_node``, with srun's variables, each
-    running `envcheck smoke --distributed` over real gloo on 127.0.0.1."""
+    running `envcheck smoke --distributed` over real gloo on 127.0.0.1 (``rank_env``: more
+    variables for some ranks)."""
     port = free_port()
     procs = []
     for rank in start:
@@ -245,6 +252,7 @@ def slurm_job(
             SLURM_JOB_ID="4242",
             MASTER_PORT=str(port),
         )
+        env.update((rank_env or {}).get(rank, {}))
         procs.append(
             subprocess.Popen(
                 [
@@ -358,6 +366,22 @@ def test_two_simulated_slurm_nodes_on_loopback_pass(tmp_path: Path) -> None:
         if last == "all ranks ok"
         else (last in words and "problems" in words)
     )
+
+
+@needs_torch
+def test_rank_0_names_a_rank_with_another_nccl_before_the_all_reduce() -> None:
+    """Two simulated nodes; rank 2's facts say another NCCL (the probe's override, as a node
+    with another libnccl would): rank 0 names it before the collectives, and fails the job."""
+    nccl = "ENVCHECK_FACT_TORCH_RUNTIME_NCCL_VERSION"
+    rank_env = {r: {nccl: "2.18.1" if r == 2 else "2.21.5"} for r in range(4)}
+    procs = slurm_job(nodes=2, per_node=2, timeout=60, start=[0, 1, 2, 3], rank_env=rank_env)
+    outputs = finish(procs, 150)
+    assert [p.returncode for p in procs] == [1, 0, 0, 0], outputs
+    out = outputs[0]
+    host = socket.gethostname()
+    assert f"x ERROR CMP002 NCCL differs: {host}:rank2 has 2.18.1; the other 3 have 2.21.5" in out
+    assert out.index("CMP002") < out.index("envcheck smoke: 4 ranks")  # before the table
+    assert "before the collectives, the 4 ranks' machines compared" in out
 
 
 def test_the_rank_page_colours_slow_failed_and_missing_ranks() -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from ..exitcodes import INTERNAL, NOT_READY
+from ..fleet.ranks import rank_facts
 from ..probes.system import cpus_affinity
 from ..report.ranks_text import render_table
 from ..verdict import decide
@@ -74,10 +75,13 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
     store = job.open_store()
     if store is None:
         return NOT_READY
+    # this rank's facts, before it counts as joined: rank 0 compares them before any collective
+    store.set(f"envcheck/facts/{launch.rank}", rank_facts(torch, timeout))
     store.set(f"envcheck/joined/{launch.rank}", json.dumps(record))
     started = job.start(store, html)
     if started is not None:
         return started
+    differ = launch.rank == 0 and _compare_ranks(store, launch)
     job.run_workloads(store, record)
     if launch.rank != 0:
         return decide(failures=[] if passed(record) else [record]).exit_code
@@ -86,7 +90,25 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
     print(render_table(records, launch, missing))
     if not _page(html, records, launch, missing):
         return INTERNAL  # the page asked for is missing: as `check --junit` does, exit 3
-    return decide(failures=missing + [r for r in records if not passed(r)]).exit_code
+    failures = missing + [r for r in records if not passed(r)]
+    return NOT_READY if differ else decide(failures=failures).exit_code
+
+
+def _compare_ranks(store: Any, launch: Launch) -> bool:
+    """Rank 0, before the collectives: the ranks' facts compared, the findings printed first.
+    True when a difference breaks the job (the run still goes on: its results show how)."""
+    from ..fleet.ranks import breaks, compare_ranks, rank_lines
+    from ..report.wrap import terminal_width
+    from ..tables import load_tables
+
+    joined = _collect(store, "joined", launch.world_size)
+    documents = {
+        r["rank"]: (r["host"], store.get(f"envcheck/facts/{r['rank']}").decode("utf-8"))
+        for r in joined
+    }
+    report = compare_ranks(documents, load_tables())
+    print("\n".join(rank_lines(report, terminal_width())), flush=True)
+    return breaks(report)
 
 
 def _own_record(torch: Any, launch: Launch) -> Dict[str, Any]:
