@@ -384,6 +384,39 @@ def test_rank_0_names_a_rank_with_another_nccl_before_the_all_reduce() -> None:
     assert "before the collectives, the 4 ranks' machines compared" in out
 
 
+@needs_torch
+def test_two_torchrun_nodes_where_one_has_another_nccl(tmp_path: Path) -> None:
+    """Two torchrun agents on loopback, a node each (--nnodes 2 --node-rank 0/1), the second
+    node's facts saying another NCCL: rank 0 names it before the all_reduce."""
+    port = free_port()
+    nccl = "ENVCHECK_FACT_TORCH_RUNTIME_NCCL_VERSION"
+    agents = []
+    for node, version in ((0, "2.21.5"), (1, "2.18.1")):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "ENVCHECK_"))}
+        env[nccl] = version
+        agents.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2",
+                 "--nproc-per-node", "1", "--node-rank", str(node), "--master-addr", "127.0.0.1",
+                 "--master-port", str(port), "--log-dir", str(tmp_path / f"logs{node}"),
+                 "--redirects", "3", "-m", "envcheck.smoke"],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )
+        )  # fmt: skip
+    finish(agents, 200)
+    (rank0,) = (tmp_path / "logs0").rglob("0/stdout.log")
+    out = rank0.read_text()
+    host = socket.gethostname()
+    # two nodes: neither is the majority, both are named
+    title = f"CMP002 NCCL differs, with no majority: 2.21.5 on {host}:rank0; 2.18.1 on {host}:rank1"
+    assert title in out
+    assert out.index("CMP002") < out.index("envcheck smoke: 2 ranks")
+
+
 def test_the_rank_page_colours_slow_failed_and_missing_ranks() -> None:
     records = [
         ran(0, 0, link_gbps=10.0),

@@ -138,7 +138,7 @@ def _finding(
         )
     else:
         title = f"{differ}, with no majority: " + "; ".join(
-            f"{value} on {len(names)}" for value, names in d.groups
+            f"{value} on {_few(names)}" for value, names in d.groups
         )
     evidence = [f"{value}: {count(names)}" for value, names in d.groups]
     if d.aspect.code == "CMP001":
