@@ -417,6 +417,24 @@ def test_two_torchrun_nodes_where_one_has_another_nccl(tmp_path: Path) -> None:
     assert out.index("CMP002") < out.index("envcheck smoke: 2 ranks")
 
 
+@needs_torch
+def test_the_json_of_rank_0_carries_the_ranks_compared() -> None:
+    from tests.test_json_schema import validate
+
+    nccl = "ENVCHECK_FACT_TORCH_RUNTIME_NCCL_VERSION"
+    rank_env = {r: {nccl: "2.18.1" if r == 1 else "2.21.5"} for r in range(3)}
+    procs = slurm_job(3, 1, timeout=60, start=[0, 1, 2], extra=["--json"], rank_env=rank_env)
+    outputs = finish(procs, 150)
+    assert [p.returncode for p in procs] == [1, 0, 0], outputs
+    out = outputs[0]  # stderr (the comparison, first) and stdout (the document) together
+    assert out.index("CMP002") < out.index("\n{")
+    document = json.loads(out[out.index("\n{") :])
+    validate("ranks", document)
+    assert document["exit_code"] == 1 and [r["rank"] for r in document["ranks"]] == [0, 1, 2]
+    (found,) = document["compared"]["findings"]
+    assert found["code"] == "CMP002" and ":rank1 has 2.18.1" in found["title"]
+
+
 def test_the_rank_page_colours_slow_failed_and_missing_ranks() -> None:
     records = [
         ran(0, 0, link_gbps=10.0),

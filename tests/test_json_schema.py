@@ -61,7 +61,7 @@ def test_the_schemas_are_what_the_code_generates() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-@pytest.mark.parametrize("kind", ["compare", "facts", "report", "plan", "smoke", "tables"])
+@pytest.mark.parametrize("kind", ["compare", "facts", "ranks", "report", "plan", "smoke", "tables"])
 def test_each_schema_is_a_valid_draft_2020_12_schema(kind: str) -> None:
     jsonschema.Draft202012Validator.check_schema(SCHEMAS[kind])
 

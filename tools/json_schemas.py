@@ -28,6 +28,7 @@ from envcheck.facts_codec import VALUES as FACT_VALUES
 from envcheck.install.plan import PlanRecord
 from envcheck.report.documents import (
     PLAN_SCHEMA_VERSION,
+    RANKS_SCHEMA_VERSION,
     SMOKE_SCHEMA_VERSION,
     TABLES_SCHEMA_VERSION,
 )
@@ -385,8 +386,46 @@ def compare_schema() -> Dict[str, Any]:
     return _document("compare", FLEET_SCHEMA_VERSION, "envcheck compare --json", body, defs)
 
 
+def ranks_schema() -> Dict[str, Any]:
+    """ranks_document(): smoke --distributed --json, on rank 0."""
+    record = {
+        "type": "object",
+        "properties": {
+            "rank": {"type": "integer", "minimum": 0},
+            "node": {"type": "integer", "minimum": 0},
+            "local_rank": {"type": "integer", "minimum": 0},
+            "host": STR,
+            "device": STR,
+            "gpu": NULL_STR,
+        },
+        "required": ["device", "host", "local_rank", "node", "rank"],
+        "additionalProperties": True,  # the workloads' figures and errors, per rank
+    }
+    props = {
+        "schema_version": {},
+        "envcheck_version": STR,
+        "passed": {"type": "boolean"},
+        "exit_code": {"enum": [0, 1, 3]},
+        "world_size": {"type": "integer", "minimum": 1},
+        "missing": {"type": "array", "items": {"type": "integer"}},
+        "ranks": {"type": "array", "items": {"$ref": "#/$defs/Rank"}},
+        "compared": {"anyOf": [{"$ref": "urn:envcheck:schema:compare"}, {"type": "null"}]},
+    }
+    body = {
+        "type": "object",
+        "properties": props,
+        "required": sorted(props),
+        "additionalProperties": False,
+    }
+    defs = {"Rank": record}
+    return _document(
+        "ranks", RANKS_SCHEMA_VERSION, "envcheck smoke --distributed --json", body, defs
+    )
+
+
 SCHEMAS = {
     "compare": compare_schema,
+    "ranks": ranks_schema,
     "facts": facts_schema,
     "report": report_schema,
     "plan": plan_schema,

@@ -67,7 +67,7 @@ def smoke(
             "--html is for --distributed; this machine's page: envcheck check --smoke --format html"
         )
     if distributed:
-        ctx.exit(_distributed(timeout, html))
+        ctx.exit(_distributed(timeout, html, as_json))
     from ..core import smoke_targets
     from ..report.progress import on_terminal
     from ..report.smoke_text import result_lines
@@ -96,7 +96,7 @@ def smoke(
     ctx.exit(targets.verdict(results, strict).exit_code)
 
 
-def _distributed(timeout: float, html: Optional[str]) -> int:
+def _distributed(timeout: float, html: Optional[str], as_json: bool) -> int:
     """`smoke --distributed`: this rank's part of the job (envcheck.smoke.distributed)."""
     from ..smoke.distributed import LaunchError, launched, run
 
@@ -104,7 +104,7 @@ def _distributed(timeout: float, html: Optional[str]) -> int:
         launch = launched()
     except LaunchError as exc:
         raise click.UsageError(f"--distributed runs under torchrun or srun: {exc}") from None
-    return run(timeout, launch, html)
+    return run(timeout, launch, html, as_json)
 
 
 def _static_facts(timeout: float) -> Facts:

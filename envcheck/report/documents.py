@@ -16,12 +16,14 @@ from .._version import __version__
 
 if TYPE_CHECKING:
     from ..core import SmokeTargets
+    from ..fleet.compare import FleetReport
     from ..install.plan import InstallPlan
     from ..smoke.runner import SmokeResult
 
 PLAN_SCHEMA_VERSION = 1
 SMOKE_SCHEMA_VERSION = 1
 TABLES_SCHEMA_VERSION = 1
+RANKS_SCHEMA_VERSION = 1
 
 
 def plan_document(
@@ -67,4 +69,28 @@ def tables_document(tables: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
         "schema_version": TABLES_SCHEMA_VERSION,
         "envcheck_version": __version__,
         "tables": dict(tables),
+    }
+
+
+def ranks_document(
+    records: Sequence[Dict[str, Any]],
+    missing: Sequence[int],
+    compared: Optional[FleetReport],
+    world_size: int,
+    exit_code: int,
+) -> Dict[str, Any]:
+    """`smoke --distributed --json` (rank 0): each rank's record, the ranks that never
+    reported, and the ranks' machines compared before the collectives (compare's document;
+    null when the job did not start)."""
+    from .fleet_text import fleet_document
+
+    return {
+        "schema_version": RANKS_SCHEMA_VERSION,
+        "envcheck_version": __version__,
+        "passed": exit_code == 0,
+        "exit_code": exit_code,
+        "world_size": world_size,
+        "missing": list(missing),
+        "ranks": list(records),
+        "compared": fleet_document(compared) if compared is not None else None,
     }

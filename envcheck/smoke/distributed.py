@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from ..exitcodes import INTERNAL, NOT_READY
-from ..fleet.ranks import rank_facts
+from ..fleet.compare import FleetReport
+from ..fleet.ranks import breaks, rank_facts
 from ..probes.system import cpus_affinity
 from ..report.ranks_text import render_table
 from ..verdict import decide
@@ -59,10 +60,17 @@ def launched(env: Optional[Mapping[str, str]] = None) -> Launch:
     return launch
 
 
-def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[str] = None) -> int:
+def run(
+    timeout: float = 120.0,
+    launch: Optional[Launch] = None,
+    html: Optional[str] = None,
+    as_json: bool = False,
+) -> int:
     """Join the job, run the workloads, report; 0 when every rank passed, else 1. ``html``:
     rank 0 also writes the page of envcheck.report.html.render_ranks_html there (checked
-    before the run by the CLI; 3 when writing it fails)."""
+    before the run by the CLI; 3 when writing it fails). ``as_json``: rank 0 prints one JSON
+    document (report.documents.ranks_document) instead of the table; the ranks' comparison
+    still goes out before the collectives, on stderr."""
     # torch without NumPy warns so on import, once per rank: noise in the job's log (the
     # smoke needs no NumPy; the single-node suite keeps its workers' stderr to itself)
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
@@ -71,7 +79,7 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
     launch = launch or launched()
     os.environ.update(launch.environ())
     record = _own_record(torch, launch)
-    job = _Job(launch, timeout)
+    job = _Job(launch, timeout, as_json)
     store = job.open_store()
     if store is None:
         return NOT_READY
@@ -81,23 +89,24 @@ def run(timeout: float = 120.0, launch: Optional[Launch] = None, html: Optional[
     started = job.start(store, html)
     if started is not None:
         return started
-    differ = launch.rank == 0 and _compare_ranks(store, launch)
+    compared = _compare_ranks(store, launch, as_json) if launch.rank == 0 else None
     job.run_workloads(store, record)
     if launch.rank != 0:
         return decide(failures=[] if passed(record) else [record]).exit_code
     missing = _await(store, "record", range(launch.world_size), timeout)
     records = _collect(store, "record", launch.world_size)
-    print(render_table(records, launch, missing))
+    failures = missing + [r for r in records if not passed(r)]
+    code = NOT_READY if breaks(compared) else decide(failures=failures).exit_code
+    job.show(records, missing, compared, code)
     if not _page(html, records, launch, missing):
         return INTERNAL  # the page asked for is missing: as `check --junit` does, exit 3
-    failures = missing + [r for r in records if not passed(r)]
-    return NOT_READY if differ else decide(failures=failures).exit_code
+    return code
 
 
-def _compare_ranks(store: Any, launch: Launch) -> bool:
-    """Rank 0, before the collectives: the ranks' facts compared, the findings printed first.
-    True when a difference breaks the job (the run still goes on: its results show how)."""
-    from ..fleet.ranks import breaks, compare_ranks, rank_lines
+def _compare_ranks(store: Any, launch: Launch, to_stderr: bool) -> Optional[FleetReport]:
+    """Rank 0, before the collectives: the ranks' facts compared, the findings printed first
+    (a difference that breaks the job fails it; the run still goes on: its results show how)."""
+    from ..fleet.ranks import compare_ranks, rank_lines
     from ..report.wrap import terminal_width
     from ..tables import load_tables
 
@@ -107,8 +116,9 @@ def _compare_ranks(store: Any, launch: Launch) -> bool:
         for r in joined
     }
     report = compare_ranks(documents, load_tables())
-    print("\n".join(rank_lines(report, terminal_width())), flush=True)
-    return breaks(report)
+    stream = sys.stderr if to_stderr else sys.stdout
+    print("\n".join(rank_lines(report, terminal_width())), file=stream, flush=True)
+    return report
 
 
 def _own_record(torch: Any, launch: Launch) -> Dict[str, Any]:
@@ -142,6 +152,23 @@ class _Job:
 
     launch: Launch
     timeout: float
+    as_json: bool = False
+
+    def show(
+        self,
+        records: List[Dict[str, Any]],
+        missing: List[int],
+        compared: Optional[FleetReport],
+        code: int,
+    ) -> None:
+        """Rank 0's report on stdout: the table, or the JSON document."""
+        if self.as_json:
+            from ..report.documents import ranks_document
+
+            document = ranks_document(records, missing, compared, self.launch.world_size, code)
+            print(json.dumps(document, indent=2))
+        else:
+            print(render_table(records, self.launch, missing))
 
     @property
     def wait(self) -> datetime.timedelta:
@@ -193,7 +220,7 @@ class _Job:
         # the decision (as long as they wait for it), or they lose it mid-read.
         came = [r["rank"] for r in joined if r["rank"] != 0]
         _await(store, "told", came, self.decision.total_seconds())
-        print(render_table(joined, launch, missing))
+        self.show(joined, missing, None, NOT_READY)
         return NOT_READY if _page(html, joined, launch, missing) else INTERNAL
 
     def _await_start(self, store: Any) -> Optional[int]:
