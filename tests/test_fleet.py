@@ -128,6 +128,8 @@ def test_a_driver_under_the_builds_floor_is_that_nodes_own_error(base, tmp_path)
     assert document["returncode"] == 1
     own = [f for f in document["findings"] if f["code"] == "CMP015"]
     assert own and own[0]["title"].startswith("DRV001 on gpu-node-02:"), own
+    # another torch on that node alone would make it differ from the rest: no such command
+    assert own[0]["command"] is None and "gpu-node-02 alone would make them differ" in own[0]["fix"]
     assert "CMP007" in codes(document)  # and the branch differs from the others'
 
 

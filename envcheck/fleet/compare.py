@@ -176,15 +176,29 @@ def _machine_errors(machines: Sequence[Machine], tables: Tables) -> List[Finding
         for f in own:
             if f.severity is Severity.ERROR and f.caused_by is None:
                 shared.setdefault((f.code, f.title), (f, []))[1].append(m.name)
-    return [
-        RULES["CMP015"](
-            f"{f.code} on {_few(names)}: {f.title}",
-            [*f.evidence, f"machines: {count(names)}"],
-            f.fix,
-            f.command,
-        )
-        for f, names in shared.values()
-    ]
+    return [_own_error(f, names, len(machines)) for f, names in shared.values()]
+
+
+_ALONE = (
+    " Across these machines, another torch on {names} alone would make them differ from the "
+    "rest: fix the machine itself, or change every machine."
+)
+
+
+def _own_error(f: Finding, names: List[str], machines: int) -> Finding:
+    """A machine's error as a fleet finding. The install command that fixes it on one machine
+    is kept only when every machine has the error: on some alone it would put another torch
+    there, a difference that breaks the job (CMP001)."""
+    command, fix = f.command, f.fix
+    rule = RULES.get(f.code)
+    if command and rule is not None and rule.install_fix and len(names) < machines:
+        command, fix = None, (fix or "") + _ALONE.format(names=fold(names))
+    return RULES["CMP015"](
+        f"{f.code} on {_few(names)}: {f.title}",
+        [*f.evidence, f"machines: {count(names)}"],
+        fix,
+        command,
+    )
 
 
 # what differs between identical machines: not part of what decides their findings
