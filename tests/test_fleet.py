@@ -248,3 +248,16 @@ def test_markdown_and_html_tables_mark_the_odd_values(base, tmp_path) -> None:
     assert page.startswith("<!DOCTYPE html>") and "<script>" not in page
     assert "&lt;script&gt;INFO" in page and "CMP001" in page
     assert compare("--json", "--format", "html", reports).returncode == 2
+
+
+def test_a_line_on_stdin_longer_than_any_report_is_skipped_not_held(base) -> None:
+    import io
+
+    from envcheck.fleet import inputs
+
+    good = json.dumps({**base, "system": {**base["system"], "hostname": "n1"}})
+    stream = io.StringIO(good + "\n" + "x" * (inputs.MAX_REPORT_BYTES + 10) + "\n" + good + "\n")
+    read = inputs.read_inputs(["-"], stream)
+    assert [u.source for u in read.unreadable] == ["stdin:2"]
+    assert [m.source for m in read.machines] == ["stdin:1"]  # the third: the same host
+    assert "reported twice" in read.notes[0]

@@ -49,9 +49,8 @@ def read_inputs(paths: Iterable[str], stdin: Optional[IO[str]] = None) -> Inputs
     out = Inputs()
     for path in paths:
         if path == "-":
-            for number, line in enumerate(stdin or (), start=1):
-                if line.strip():
-                    _add(out, f"stdin:{number}", line, f"stdin-{number}")
+            if stdin is not None:
+                _read_stdin(out, stdin)
             continue
         p = Path(path)
         if p.is_dir():
@@ -67,6 +66,22 @@ def read_inputs(paths: Iterable[str], stdin: Optional[IO[str]] = None) -> Inputs
         else:
             out.unreadable.append(Unreadable(path, "no such file or folder"))
     return out
+
+
+def _read_stdin(out: Inputs, stdin: IO[str]) -> None:
+    """One report per line; a line longer than a report can be is skipped whole, never held."""
+    number = 0
+    while True:
+        line = stdin.readline(MAX_REPORT_BYTES + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_REPORT_BYTES:
+            while line and not line.endswith("\n"):  # the rest of it, a piece at a time
+                line = stdin.readline(1 << 20)
+            out.unreadable.append(Unreadable(f"stdin:{number}", "over 16 MiB: not a report"))
+        elif line.strip():
+            _add(out, f"stdin:{number}", line, f"stdin-{number}")
 
 
 def _add_file(out: Inputs, path: Path) -> None:
