@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
 from ..facts import Facts, RuntimeStatus
+from ..probes.environ import PREFIXES
 
 Read = Callable[[Facts], Optional[str]]  # None: the report does not say
 
@@ -118,19 +119,10 @@ STATIC: Sequence[Aspect] = (
     Aspect("nvcc", "CMP014", lambda f: f.toolkit.nvcc_version, "extensions built here differ"),
 )
 COMPANIONS = ("torchvision", "torchaudio", "triton")
-# the environment variables whose difference changes how a job runs (the probe records an
-# allow-list; index URLs and envcheck's own are not about the job)
-_VARIABLE_PREFIXES = (
-    "NCCL_",
-    "TORCH_",
-    "PYTORCH_",
-    "TORCHINDUCTOR_",
-    "TRITON_",
-    "CUBLAS_",
-    "CUDNN_",
-    "CUDA_",
-    "GLOO_",
-)
+# the environment variables whose difference changes how a job runs: the probe's recorded
+# prefixes (index URLs and envcheck's own are not about the job), and the recorded CUDA_ and
+# GLOO_ names (CUDA_VISIBLE_DEVICES, GLOO_SOCKET_IFNAME)
+_VARIABLE_PREFIXES = (*(p for p in PREFIXES if p != "ENVCHECK_"), "CUDA_", "GLOO_")
 
 
 def aspects(facts: Sequence[Facts]) -> List[Aspect]:
