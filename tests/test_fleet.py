@@ -21,6 +21,9 @@ MACHINE = {
     "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cu130",
     "ENVCHECK_FACT_TORCH_DIST_VERSION": "2.13.0+cu130",
     "ENVCHECK_FACT_TORCH_CUDA": "13.0",
+    # a whole simulated machine, also where the suite runs without torch or on another Python
+    "ENVCHECK_FACT_TORCH_INSTALLED": "true",
+    "ENVCHECK_FACT_PYTHON_VERSION": "3.12.3",
 }
 Edit = Callable[[int, Dict[str, Any]], None]
 

@@ -169,8 +169,7 @@ def test_compare_documents_validate(tmp_path: Path) -> None:
     for name, version in (("node-1", "2.13.0+cpu"), ("node-2", "2.12.0+cpu"), ("node-3", None)):
         other = copy.deepcopy(facts)
         other["system"]["hostname"] = name
-        if version:
-            other["torch"]["version"] = version
+        other["torch"].update(installed=True, version=version or "2.13.0+cpu")
         (tmp_path / f"{name}.json").write_text(json.dumps(other))
     (tmp_path / "cut.json").write_text(json.dumps(facts)[:100])
     document = output("compare", "--json", str(tmp_path), ok=(2,))

@@ -65,6 +65,10 @@ def test_an_error_finding_drains_the_node_naming_it(cluster) -> None:
     gpu = {
         "ENVCHECK_GPUS": "NVIDIA H100 80GB HBM3:9.0:80GiB",
         "ENVCHECK_DRIVER_VERSION": "580.65.06",
+        # the CPU build, also where the suite runs without torch or on another Python
+        "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cpu",
+        "ENVCHECK_FACT_TORCH_INSTALLED": "true",
+        "ENVCHECK_FACT_PYTHON_VERSION": "3.12.3",
     }
     code, calls = prolog(cluster, gpu)
     assert code == 1 and calls[2] == "state=drain"
