@@ -110,3 +110,24 @@ def test_the_labels_are_tried_only_where_an_alias_may_start() -> None:
     assert _STARTS is not None and "tor" in _STARTS and "py" in _STARTS
     assert prefixes(r"(?:py)?torch|cuda\s?ver|os", 3) == ("cud", "os", "py", "tor")
     assert prefixes(r"\d+ gpus|gpu", 3) is None
+
+
+def test_the_lines_with_a_label_word_are_those_a_search_of_each_line_finds() -> None:
+    """labelled._worded_lines searches the lowered text once: the same lines as a search
+    of each line lowered with the words one after another, whatever the case and letters."""
+    from envcheck.diagnose.labelled import _LABEL_WORDS, _worded_lines
+
+    plain = re.compile("|".join(_LABEL_WORDS))
+    texts = [
+        "",
+        "\n\n",
+        "PYTHON: 3.11\nnothing here\nOS: Linux\nmacOS\nchaos\nos",  # upper case, "os" in a word
+        "pyth\u0131on\nPYTHON\u0131\n\u017fystem\nSYSTEM\n\u0130nstall\nKernel driver",  # dotless i, long s
+        "x" * 20 + "\ntorch" + "y" * 9000 + "\ncuda",  # a line past MAX_LINE
+        "ends with cu",  # cut short
+        "sys.version\nsysXversion\n显卡: 4090\n\tinstalled",
+        "os\nos.path\n/os\nwhatos\n",
+    ]
+    for text in texts:
+        want = [n for n, line in enumerate(text.split("\n")) if plain.search(line.lower())]
+        assert list(_worded_lines(text)) == want, text
