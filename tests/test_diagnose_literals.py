@@ -131,3 +131,23 @@ def test_the_lines_with_a_label_word_are_those_a_search_of_each_line_finds() -> 
     for text in texts:
         want = [n for n, line in enumerate(text.split("\n")) if plain.search(line.lower())]
         assert list(_worded_lines(text)) == want, text
+
+
+def test_conda_subdirs_are_found_as_with_platform_in_either_case() -> None:
+    """installers._SUBDIR spells "(?i:platform)" as P or p and the rest ignoring case, so the
+    engine skips ahead to its first letters: the same matches as the plain wording."""
+    from envcheck.diagnose.installers import _SUBDIR
+
+    plain = re.compile(
+        r"(?:(?i:platform)\s*:\s*|feature:\|?@?/|::|/)"
+        r"(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|win-32)\b"
+    )
+    texts = [
+        "platform : linux-64\nPLATFORM:osx-arm64\nPlAtFoRm:\n  win-64",
+        "conda-forge/linux-64::torch\npytorch::win-32x\nfeature:|@/osx-64 /linux-aarch64",
+        "pl\u0131tform: linux-64\n\u0130PLATFORM: win-64 platform: linux-6",  # dotless i, cut short
+        "/linux-64/linux-64::linux-64",
+    ]
+    for text in texts:
+        want = [(m.span(), m.group(1)) for m in plain.finditer(text)]
+        assert [(m.span(), m.group(1)) for m in _SUBDIR.finditer(text)] == want, text
