@@ -151,3 +151,32 @@ def test_conda_subdirs_are_found_as_with_platform_in_either_case() -> None:
     for text in texts:
         want = [(m.span(), m.group(1)) for m in plain.finditer(text)]
         assert [(m.span(), m.group(1)) for m in _SUBDIR.finditer(text)] == want, text
+
+
+def test_the_alternatives_of_one_group_are_searched_around_their_own_literals() -> None:
+    """inner_literals reads each alternative of a pattern that is one alternation alone, and
+    search() takes the stretches when that needs fewer passes than the places a match starts:
+    the same first match as the engine's search, whatever the case and letters."""
+    from envcheck.diagnose.scanning import inner_literals, leading_literals, search
+
+    cpu = re.compile(
+        r"(?i:\b(?:got|gets|pulls?|installs?|installed) (?:the |a )?cpu[- ]?(?:only )?"
+        r"(?:version|build|wheel) of (?:py)?torch\b|\b(?:is|was) (?:the |a )?cpu[- ]?"
+        r"(?:version|build|wheel)(?: of (?:py)?torch)? by default\b)"
+    )
+    starts, inner = leading_literals(cpu), inner_literals(cpu)
+    assert starts is not None and inner is not None and len(inner) < len(starts)
+    assert " by defa" in inner
+    assert inner_literals(re.compile(r"\bab\d|\bcd\d")) is None  # too short to help
+    texts = [
+        "pip GOT THE CPU VERSION OF PYTORCH; it is a cpu-only build by default\n" * 3,
+        "the version of torch: it was the CPU wheel of torch by default",
+        "it \u0131s a cpu build by default, installs a cpu wheel of torch",  # dotless i
+        "gets the cpu build of torch\u017f and pulls the cpu build of pytorch",  # long s
+        "\u0130 installed the cpu build of torch",  # a dotted capital I
+        "got a cpu build of tor",  # cut short
+        "version of torch " * 50 + "was a cpu build by default",
+    ]
+    for text in texts:
+        found, searched = search(cpu, text), cpu.search(text)
+        assert (found.span() if found else None) == (searched.span() if searched else None)
