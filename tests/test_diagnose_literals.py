@@ -180,3 +180,29 @@ def test_the_alternatives_of_one_group_are_searched_around_their_own_literals() 
     for text in texts:
         found, searched = search(cpu, text), cpu.search(text)
         assert (found.span() if found else None) == (searched.span() if searched else None)
+
+
+def test_the_lines_holding_a_word_are_those_a_test_of_each_line_finds() -> None:
+    """reading.lines_holding finds the lines in one search of the (lowered) text: every line
+    a test of each line finds, in order (every line where lowering moves letters)."""
+    from envcheck.diagnose.reading import lines_holding
+
+    texts = [
+        "",
+        "GPU 0: A100\n| 0 RTX |\nname, uuid\nNAME,Driver_Version\n\nLinux x 5.4 x86_64",
+        "torch torch\ntriton\n\nTORCH\n|" + "x" * 9000 + "|\nends with tor",  # cut short
+        "Windows 11\nW\u0130NDOWS 10\nmacos\nMACOS\nubuntu 22.04",  # a dotted capital I
+        "\u0131 name\nNAME\n\u017f",  # dotless i, long s: every line
+    ]
+    for text in texts:
+        for words, lower in ((("|",), False), (("GPU", "Linux "), False), (("name",), True),
+                             (("torch", "triton"), False), (("rtx", "windows", "macos"), True)):  # fmt: skip
+            want = [
+                n
+                for n, line in enumerate(text.split("\n"))
+                if any(w in (line.lower() if lower else line) for w in words)
+            ]
+            got = list(lines_holding(text, words, lower))
+            assert set(want) <= set(got) and got == sorted(set(got)), (text, words)
+            if "\u0131" not in text and "\u017f" not in text and "\u0130" not in text:
+                assert got == want, (text, words)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .into_facts import NAMES, compatible, os_family, put
-from .reading import Reading, lines_of, lowered
+from .reading import Reading, lines_matching, lines_of, lowered
 from .scanning import prefixes
 
 WHERE = "labelled facts"
@@ -276,24 +276,10 @@ def read_labelled(text: str, reading: Reading) -> None:
 
 
 def _worded_lines(text: str) -> Iterator[int]:
-    """The numbers of the lines that hold a word of _WORDS in lower case (lines without
-    one hold no label). One search of the lowered text from each line that follows one
-    found, not a search of each line: most lines have none, and the engine skips them at
-    its own pace. The lowered text has the text's line breaks (lowering makes none and
-    takes none away) and each of its lines is that line lowered, so the lines found are
-    those a search of each line finds: no word holds a line break, and one next to a
-    line break sees what it sees at either end of a line alone."""
-    low = lowered(text)
-    number, at = 0, 0  # the line that starts at ``at``
-    match = _WORDS.search(low)
-    while match:
-        number += low.count("\n", at, match.start())
-        yield number
-        at = low.find("\n", match.start()) + 1
-        if not at:
-            return
-        number += 1
-        match = _WORDS.search(low, at)
+    """The numbers of the lines that hold a word of _WORDS in lower case (lines without one
+    hold no label), found in the lowered text: it has the text's line breaks (lowering makes
+    none and takes none away), and each of its lines is that line lowered."""
+    return lines_matching(lowered(text), _WORDS)
 
 
 def _plain(line: str) -> str:
