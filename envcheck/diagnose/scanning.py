@@ -234,8 +234,8 @@ def inner_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
         alternatives = _alternatives(items)
         if found is None and alternatives:
             each = [_inner(alternative, fold) for alternative in alternatives]
-            union = _shortest(set().union(*each)) if all(each) else ()
-            found = union if 0 < len(union) <= MAX_FINDS else None
+            union = _shortest({s for part in each for s in part or ()})
+            found = union if all(each) and len(union) <= MAX_FINDS else None
         _INNER[key] = found
     return _INNER[key]
 
