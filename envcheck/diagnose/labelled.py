@@ -285,7 +285,7 @@ def _worded_lines(text: str) -> Iterator[int]:
 def _plain(line: str) -> str:
     """The line without markdown emphasis, code marks, bullets and heading marks; a
     two-cell table row as ``label: value``."""
-    row = _TABLE_ROW.match(line)
+    row = _TABLE_ROW.match(line) if "|" in line else None  # most lines are no row
     if row:
         line = f"{row.group(1).strip()}: {row.group(2).strip()}"
     return _MARKUP.sub("", line).strip()
