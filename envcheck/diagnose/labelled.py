@@ -157,11 +157,30 @@ _SEP = (
     r"(?:version\s?[:=]\s?)?"  # sdnext's "Python: version=3.11.9"
     r"['\"`*_]{0,3}\s{0,2}"
 )
+
+
+def _by_first_letter(words: Sequence[str]) -> str:
+    """The alternation of the words (each a pattern that starts with a literal letter) with
+    those that share a first letter grouped under it: where a letter stands, the engine
+    then tries only the words that start with it (a third faster over a long text)."""
+    groups: Dict[str, List[str]] = {}
+    for word in words:
+        groups.setdefault(word[0], []).append(word[1:])
+    return "|".join(
+        letter + (rests[0] if len(rests) == 1 else f"(?:{'|'.join(rests)})")
+        for letter, rests in groups.items()
+    )
+
+
 _ALIASES = "|".join(fact.aliases for fact in FACTS)
 # what a label starts with: the engine tries the aliases only where one may start (most words
 # start otherwise), else where a letter (or 显卡) does
 _STARTS = prefixes(_ALIASES, 3)
-_LABEL_START = "|".join(map(re.escape, _STARTS)) if _STARTS else r"[a-z\u663e]"
+_LABEL_START = (
+    _by_first_letter([re.escape(start) for start in _STARTS])  # each starts with a letter
+    if _STARTS and all(start[0].isalpha() for start in _STARTS)
+    else r"[a-z\u663e]"
+)
 _LABELS = re.compile(
     rf"(?<![\w./=<>~!-])(?={_LABEL_START})(?:"  # a label starts a word (显卡 included)
     + "|".join(f"(?P<f{i}>{fact.aliases})" for i, fact in enumerate(FACTS))
@@ -185,19 +204,6 @@ _LABEL_WORDS = (
     "install", r"sys\.version", "显卡", "xformers", "flash", "triton", "mmcv", "mmdet",
     "detectron", "apex", "bitsandbytes", "deepspeed", "vllm",
 )  # fmt: skip
-
-
-def _by_first_letter(words: Sequence[str]) -> str:
-    """The alternation of the words (each a pattern that starts with a literal letter) with
-    those that share a first letter grouped under it: where a letter stands, the engine
-    then tries only the words that start with it (a third faster over a long text)."""
-    groups: Dict[str, List[str]] = {}
-    for word in words:
-        groups.setdefault(word[0], []).append(word[1:])
-    return "|".join(
-        letter + (rests[0] if len(rests) == 1 else f"(?:{'|'.join(rests)})")
-        for letter, rests in groups.items()
-    )
 
 
 _WORDS = re.compile(_by_first_letter(_LABEL_WORDS))
