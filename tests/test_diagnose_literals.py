@@ -206,3 +206,20 @@ def test_the_lines_holding_a_word_are_those_a_test_of_each_line_finds() -> None:
             assert set(want) <= set(got) and got == sorted(set(got)), (text, words)
             if "\u0131" not in text and "\u017f" not in text and "\u0130" not in text:
                 assert got == want, (text, words)
+
+
+def test_a_line_is_made_plain_as_the_markup_pattern_makes_it() -> None:
+    """labelled._plain leaves the markup pattern out only where it cannot match: the same
+    line as a substitution of every line."""
+    from envcheck.diagnose.labelled import _MARKUP, _TABLE_ROW, _plain
+
+    lines = [
+        "plain text: 3.10", "**Python**: 3.10", "  - torch: 2.1", "+ item", "### Heading",
+        "> quoted", ">>> torch.__version__", "In [3]: torch.__version__", "Intel CPU",
+        "\u2003- em space bullet", "__init__", "`code`", "a_b c-d", "", "   ", "|a|b|",
+        "| Python | 3.10 |", "\u0130n [1]: x",
+    ]  # fmt: skip
+    for line in lines:
+        row = _TABLE_ROW.match(line)
+        whole = f"{row.group(1).strip()}: {row.group(2).strip()}" if row else line
+        assert _plain(line) == _MARKUP.sub("", whole).strip(), line

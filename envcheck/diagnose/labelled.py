@@ -192,6 +192,10 @@ _VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
 # pip show's "Version:", a bullet
 _VALUE_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:Out\[\d{1,4}\]:\s*|version\s*:\s*)?", re.I)
 _MARKUP = re.compile(r"\*\*|__|`|^\s*(?:[-*+]\s+|#{1,6}\s+|>{1,3}\s*|In \[\d{1,4}\]:\s*)")
+# what a line with markup holds: one of _MARKUP's marks, or what its first mark after the
+# white space starts with (the engine tries _MARKUP at every character: a line without these,
+# most lines, needs no search)
+_MARKUP_LEADS = ("-", "+", "#", ">", "I")
 _TABLE_ROW = re.compile(r"^\s*\|([^|]{1,80})\|([^|]{1,120})\|\s*$")
 _YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
 # a word every label has: a line with none of them holds no label (a cheap test before the
@@ -294,7 +298,9 @@ def _plain(line: str) -> str:
     row = _TABLE_ROW.match(line) if "|" in line else None  # most lines are no row
     if row:
         line = f"{row.group(1).strip()}: {row.group(2).strip()}"
-    return _MARKUP.sub("", line).strip()
+    if "*" in line or "__" in line or "`" in line or line.lstrip()[:1] in _MARKUP_LEADS:
+        line = _MARKUP.sub("", line)
+    return line.strip()
 
 
 def _next_value_line(lines: Sequence[str], number: int) -> Optional[str]:
@@ -310,10 +316,11 @@ def _facts_in(line: str, below: Callable[[], Optional[str]]) -> List[Tuple[str, 
     """(fact key, value, label) for each label of the line with a value after it, or (when
     the label ends the line) on the line below."""
     out = []
+    pins = "==" in line  # what an exact pin holds: most lines have none to look for
     for match in _labels(line):
         index = int(str(match.lastgroup)[1:])  # the one fact group that matched: f<index>
         end = match.end()
-        pin = _EXACT_PIN.match(line, end)
+        pin = _EXACT_PIN.match(line, end) if pins else None
         value = _VALUES[index].match(line, pin.end() if pin else end)
         if value is None and line[end:].strip(" :)\"'`*=|.?"):
             continue  # words after the label, and no value: most labels end here, so first
