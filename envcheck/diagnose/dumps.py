@@ -79,7 +79,7 @@ def read_dumps(text: str, reading: Reading) -> None:
     _arch_warning_name(lines, reading)
     _reporter_lines(text, lines, reading)
     _torch_config(lines, reading)
-    _versions_line(text, lines, reading)
+    _versions_line(lines, reading)
 
 
 def _companion(reading: Reading, name: str, version: str) -> None:
@@ -443,12 +443,11 @@ _REPL_BANNER = re.compile(r"^\s*Python (3\.\d{1,2}\.\d{1,2}) \((?:default|main|t
 _YOU_HAVE_PYTHON = re.compile(r"Python\s+\d\.\d{1,2}\.\d{1,2} \(you have (\d\.\d{1,2}\.\d{1,2})\)")
 
 
-def _versions_line(text: str, lines: List[str], reading: Reading) -> None:
+def _versions_line(lines: List[str], reading: Reading) -> None:
     """A short line naming several versions, as reporters write them (``Python 3.10.12 ,
     torch 2.2.1+cu121``), and xFormers' ``Python 3.10.19 (you have 3.13.9)``. Lines with a
     path are left alone: ``python3.10/site-packages`` is read as a path."""
-    for number in lines_holding(text, ("python", "torch"), lower=True):
-        line = lines[number]
+    for line in lines:
         low = line.lower()
         if "python" not in low and "torch" not in low:  # every pattern below needs one
             continue
