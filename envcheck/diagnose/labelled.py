@@ -16,10 +16,9 @@ is installed, and is never read as a fact. Linear in the input: each line (at mo
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .into_facts import NAMES, compatible, os_family, put
 from .reading import Reading, lines_matching, lines_of, lowered
@@ -188,6 +187,7 @@ _LABELS = re.compile(
     re.IGNORECASE,
 )
 _VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
+_GROUPS = {f"f{i}": i for i in range(len(FACTS))}  # the labels' group of each fact
 # what may stand before a value on the line after its label: IPython's Out[n], a REPL echo,
 # pip show's "Version:", a bullet
 _VALUE_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:Out\[\d{1,4}\]:\s*|version\s*:\s*)?", re.I)
@@ -268,8 +268,7 @@ def read_labelled(text: str, reading: Reading) -> None:
         line = raw[number]
         if _SKIP.match(line):
             continue  # a traceback's file line, pip's removals, a line too long
-        below = functools.partial(_next_value_line, raw, number)  # read when a label ends the line
-        for key, value, label in _facts_in(_plain(line), below):
+        for key, value, label in _facts_in(_plain(line), raw, number):
             kept = found.setdefault(key, [])
             if len(kept) < MAX_FINDS:
                 kept.append(Found(value, label, number))
@@ -312,13 +311,13 @@ def _next_value_line(lines: Sequence[str], number: int) -> Optional[str]:
     return None
 
 
-def _facts_in(line: str, below: Callable[[], Optional[str]]) -> List[Tuple[str, str, str]]:
-    """(fact key, value, label) for each label of the line with a value after it, or (when
-    the label ends the line) on the line below."""
+def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, str, str]]:
+    """(fact key, value, label) for each label of line ``number`` of the lines (``line``, made
+    plain) with a value after it, or (when the label ends the line) on the line below."""
     out = []
     pins = "==" in line  # what an exact pin holds: most lines have none to look for
     for match in _labels(line):
-        index = int(str(match.lastgroup)[1:])  # the one fact group that matched: f<index>
+        index = _GROUPS[str(match.lastgroup)]  # the one fact group that matched
         end = match.end()
         pin = _EXACT_PIN.match(line, end) if pins else None
         value = _VALUES[index].match(line, pin.end() if pin else end)
@@ -332,7 +331,7 @@ def _facts_in(line: str, below: Callable[[], Optional[str]]) -> List[Tuple[str, 
         ):
             continue  # torch==2.1.0: asked for, not installed
         if value is None:  # the label ends the line: its value may stand on the next
-            under = below()
+            under = _next_value_line(lines, number)
             value = _VALUES[index].match(under) if under is not None else None
         if value is None:
             continue
