@@ -223,3 +223,27 @@ def test_a_line_is_made_plain_as_the_markup_pattern_makes_it() -> None:
         row = _TABLE_ROW.match(line)
         whole = f"{row.group(1).strip()}: {row.group(2).strip()}" if row else line
         assert _plain(line) == _MARKUP.sub("", whole).strip(), line
+
+
+def test_a_pattern_at_line_starts_is_searched_as_the_engine_searches() -> None:
+    """scanning.search tries a pattern that starts with ^ only at the start of a text of one
+    line (the flat text): the same match as the engine's search, with or without (?m)."""
+    from envcheck.diagnose.scanning import search
+
+    patterns = [
+        re.compile(r"(?m)^\s*-\s(?:pytorch|torchvision)==[\d.]{1,12}=\w{6,40}\s*$"),
+        re.compile(r"^\s*-\s(?:pytorch|torchvision)==[\d.]{1,12}"),
+        re.compile(r"(?mi)^\s*TORCH\s"),
+    ]
+    texts = [
+        "  - pytorch==2.1.0=py3.10_cuda11.8_cudnn8.7.0_0",
+        "x - pytorch==2.1.0=py3.10_cuda11.8_cudnn8.7.0_0",  # not at the start
+        "deps:\n  - torchvision==0.16.0=py310_cu118 \n",
+        "torch \u0131 - pytorch==2.1",  # dotless i
+        "",
+        "  - pytorch==2.",  # cut short
+    ]
+    for pattern in patterns:
+        for text in texts:
+            found, searched = search(pattern, text), pattern.search(text)
+            assert (found.span() if found else None) == (searched.span() if searched else None)

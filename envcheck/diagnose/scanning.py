@@ -197,10 +197,29 @@ def search(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
     """``pattern.search(text)``: from the places its leading literals stand when it has
     them, else over the stretches around its required literals when a match is at most so
     long, else whole."""
+    if _at_line_starts(pattern) and "\n" not in text:
+        return pattern.match(text)  # a line start in a text of one line: its start alone
     starts = leading_literals(pattern)
     if starts is not None and not _fewer_inside(pattern, len(starts)):
         return first(pattern, text)
     return next(_stretches(pattern, text, len(text)), None)
+
+
+_LINE_START: Dict[str, bool] = {}
+
+
+def _at_line_starts(pattern: re.Pattern[str]) -> bool:
+    """Whether every match starts at a line start (a pattern that starts with ``^``; in
+    multi-line mode the engine tries it at every character all the same)."""
+    key = f"{pattern.flags}:{pattern.pattern}"
+    if key not in _LINE_START:
+        try:
+            items = list(_sre.parse(pattern.pattern, pattern.flags))
+        except Exception:  # the engine compiled it: its parser reads it; else no help
+            items = []
+        # the parser reads ^ as the string's start; (?m) makes it a line's when compiled
+        _LINE_START[key] = bool(items) and items[0] == (_sre.AT, _sre.AT_BEGINNING)
+    return _LINE_START[key]
 
 
 def _fewer_inside(pattern: re.Pattern[str], starts: int) -> bool:
