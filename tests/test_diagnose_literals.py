@@ -110,3 +110,140 @@ def test_the_labels_are_tried_only_where_an_alias_may_start() -> None:
     assert _STARTS is not None and "tor" in _STARTS and "py" in _STARTS
     assert prefixes(r"(?:py)?torch|cuda\s?ver|os", 3) == ("cud", "os", "py", "tor")
     assert prefixes(r"\d+ gpus|gpu", 3) is None
+
+
+def test_the_lines_with_a_label_word_are_those_a_search_of_each_line_finds() -> None:
+    """labelled._worded_lines searches the lowered text once: the same lines as a search
+    of each line lowered with the words one after another, whatever the case and letters."""
+    from envcheck.diagnose.labelled import _LABEL_WORDS, _worded_lines
+
+    plain = re.compile("|".join(_LABEL_WORDS))
+    texts = [
+        "",
+        "\n\n",
+        "PYTHON: 3.11\nnothing here\nOS: Linux\nmacOS\nchaos\nos",  # upper case, "os" in a word
+        "pyth\u0131on\nPYTHON\u0131\n\u017fystem\nSYSTEM\n\u0130nstall\nKernel driver",  # dotless i, long s
+        "x" * 20 + "\ntorch" + "y" * 9000 + "\ncuda",  # a line past MAX_LINE
+        "ends with cu",  # cut short
+        "sys.version\nsysXversion\n显卡: 4090\n\tinstalled",
+        "os\nos.path\n/os\nwhatos\n",
+    ]
+    for text in texts:
+        want = [n for n, line in enumerate(text.split("\n")) if plain.search(line.lower())]
+        assert list(_worded_lines(text)) == want, text
+
+
+def test_conda_subdirs_are_found_as_with_platform_in_either_case() -> None:
+    """installers._SUBDIR spells "(?i:platform)" as P or p and the rest ignoring case, so the
+    engine skips ahead to its first letters: the same matches as the plain wording."""
+    from envcheck.diagnose.installers import _SUBDIR
+
+    plain = re.compile(
+        r"(?:(?i:platform)\s*:\s*|feature:\|?@?/|::|/)"
+        r"(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|win-32)\b"
+    )
+    texts = [
+        "platform : linux-64\nPLATFORM:osx-arm64\nPlAtFoRm:\n  win-64",
+        "conda-forge/linux-64::torch\npytorch::win-32x\nfeature:|@/osx-64 /linux-aarch64",
+        "pl\u0131tform: linux-64\n\u0130PLATFORM: win-64 platform: linux-6",  # dotless i, cut short
+        "/linux-64/linux-64::linux-64",
+    ]
+    for text in texts:
+        want = [(m.span(), m.group(1)) for m in plain.finditer(text)]
+        assert [(m.span(), m.group(1)) for m in _SUBDIR.finditer(text)] == want, text
+
+
+def test_the_alternatives_of_one_group_are_searched_around_their_own_literals() -> None:
+    """inner_literals reads each alternative of a pattern that is one alternation alone, and
+    search() takes the stretches when that needs fewer passes than the places a match starts:
+    the same first match as the engine's search, whatever the case and letters."""
+    from envcheck.diagnose.scanning import inner_literals, leading_literals, search
+
+    cpu = re.compile(
+        r"(?i:\b(?:got|gets|pulls?|installs?|installed) (?:the |a )?cpu[- ]?(?:only )?"
+        r"(?:version|build|wheel) of (?:py)?torch\b|\b(?:is|was) (?:the |a )?cpu[- ]?"
+        r"(?:version|build|wheel)(?: of (?:py)?torch)? by default\b)"
+    )
+    starts, inner = leading_literals(cpu), inner_literals(cpu)
+    assert starts is not None and inner is not None and len(inner) < len(starts)
+    assert " by defa" in inner
+    assert inner_literals(re.compile(r"\bab\d|\bcd\d")) is None  # too short to help
+    texts = [
+        "pip GOT THE CPU VERSION OF PYTORCH; it is a cpu-only build by default\n" * 3,
+        "the version of torch: it was the CPU wheel of torch by default",
+        "it \u0131s a cpu build by default, installs a cpu wheel of torch",  # dotless i
+        "gets the cpu build of torch\u017f and pulls the cpu build of pytorch",  # long s
+        "\u0130 installed the cpu build of torch",  # a dotted capital I
+        "got a cpu build of tor",  # cut short
+        "version of torch " * 50 + "was a cpu build by default",
+    ]
+    for text in texts:
+        found, searched = search(cpu, text), cpu.search(text)
+        assert (found.span() if found else None) == (searched.span() if searched else None)
+
+
+def test_the_lines_holding_a_word_are_those_a_test_of_each_line_finds() -> None:
+    """reading.lines_holding finds the lines in one search of the (lowered) text: every line
+    a test of each line finds, in order (every line where lowering moves letters)."""
+    from envcheck.diagnose.reading import lines_holding
+
+    texts = [
+        "",
+        "GPU 0: A100\n| 0 RTX |\nname, uuid\nNAME,Driver_Version\n\nLinux x 5.4 x86_64",
+        "torch torch\ntriton\n\nTORCH\n|" + "x" * 9000 + "|\nends with tor",  # cut short
+        "Windows 11\nW\u0130NDOWS 10\nmacos\nMACOS\nubuntu 22.04",  # a dotted capital I
+        "\u0131 name\nNAME\n\u017f",  # dotless i, long s: every line
+    ]
+    for text in texts:
+        for words, lower in ((("|",), False), (("GPU", "Linux "), False), (("name",), True),
+                             (("torch", "triton"), False), (("rtx", "windows", "macos"), True)):  # fmt: skip
+            want = [
+                n
+                for n, line in enumerate(text.split("\n"))
+                if any(w in (line.lower() if lower else line) for w in words)
+            ]
+            got = list(lines_holding(text, words, lower))
+            assert set(want) <= set(got) and got == sorted(set(got)), (text, words)
+            if "\u0131" not in text and "\u017f" not in text and "\u0130" not in text:
+                assert got == want, (text, words)
+
+
+def test_a_line_is_made_plain_as_the_markup_pattern_makes_it() -> None:
+    """labelled._plain leaves the markup pattern out only where it cannot match: the same
+    line as a substitution of every line."""
+    from envcheck.diagnose.labelled import _MARKUP, _TABLE_ROW, _plain
+
+    lines = [
+        "plain text: 3.10", "**Python**: 3.10", "  - torch: 2.1", "+ item", "### Heading",
+        "> quoted", ">>> torch.__version__", "In [3]: torch.__version__", "Intel CPU",
+        "\u2003- em space bullet", "__init__", "`code`", "a_b c-d", "", "   ", "|a|b|",
+        "| Python | 3.10 |", "\u0130n [1]: x",
+    ]  # fmt: skip
+    for line in lines:
+        row = _TABLE_ROW.match(line)
+        whole = f"{row.group(1).strip()}: {row.group(2).strip()}" if row else line
+        assert _plain(line) == _MARKUP.sub("", whole).strip(), line
+
+
+def test_a_pattern_at_line_starts_is_searched_as_the_engine_searches() -> None:
+    """scanning.search tries a pattern that starts with ^ only at the start of a text of one
+    line (the flat text): the same match as the engine's search, with or without (?m)."""
+    from envcheck.diagnose.scanning import search
+
+    patterns = [
+        re.compile(r"(?m)^\s*-\s(?:pytorch|torchvision)==[\d.]{1,12}=\w{6,40}\s*$"),
+        re.compile(r"^\s*-\s(?:pytorch|torchvision)==[\d.]{1,12}"),
+        re.compile(r"(?mi)^\s*TORCH\s"),
+    ]
+    texts = [
+        "  - pytorch==2.1.0=py3.10_cuda11.8_cudnn8.7.0_0",
+        "x - pytorch==2.1.0=py3.10_cuda11.8_cudnn8.7.0_0",  # not at the start
+        "deps:\n  - torchvision==0.16.0=py310_cu118 \n",
+        "torch \u0131 - pytorch==2.1",  # dotless i
+        "",
+        "  - pytorch==2.",  # cut short
+    ]
+    for pattern in patterns:
+        for text in texts:
+            found, searched = search(pattern, text), pattern.search(text)
+            assert (found.span() if found else None) == (searched.span() if searched else None)

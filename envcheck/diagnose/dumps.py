@@ -26,7 +26,7 @@ from ..facts import GpuFacts, PackageFacts, RuntimeStatus
 from ..probes.toolkit import parse_nvcc_version
 from ..values import Arch, ComputeCapability
 from .collect_env import platform_string, read_library_lines
-from .reading import Reading, lines_of, lowered, set_python, set_torch
+from .reading import Reading, lines_holding, lines_of, lowered, set_python, set_torch
 
 _VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
 # detectron2 / mmcv tables: a name, two or more spaces (or a tab), the value
@@ -77,7 +77,7 @@ def read_dumps(text: str, reading: Reading) -> None:
     _site_packages(lines, reading)
     _machine_hints(lines, reading)
     _arch_warning_name(lines, reading)
-    _reporter_lines(lines, reading)
+    _reporter_lines(text, lines, reading)
     _torch_config(lines, reading)
     _versions_line(lines, reading)
 
@@ -379,11 +379,15 @@ _OS_LINE = re.compile(
 )
 
 
-def _reporter_lines(lines: List[str], reading: Reading) -> None:
+_REPORTER_WORDS = ("rtx", "gtx", "windows", "macos", "ubuntu")  # each line above names one
+
+
+def _reporter_lines(text: str, lines: List[str], reading: Reading) -> None:
     """A GPU or OS the reporter typed on a line of its own, when no tool's output said it."""
     f = reading.facts
     said = False
-    for line in lines:
+    for number in lines_holding(text, _REPORTER_WORDS, lower=True):
+        line = lines[number]
         gpu = _GPU_LINE.match(line)
         if gpu and not f.nvidia.gpus:
             model = re.sub(
@@ -455,6 +459,8 @@ def _versions_line(lines: List[str], reading: Reading) -> None:
             set_python(reading, f"3.{tag.group(1)}", "extension file name")
         if len(line) > 120 or "/" in line or "\\" in line:
             continue
+        if low.count("python") + low.count("torch") < 2:
+            continue  # two versions need two words (the pattern's word is one ignoring case)
         found = {m.group(1).lower(): m.group(2) for m in _VERSION_WORD.finditer(line)}
         if len(found) < 2:
             continue

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Tuple
 from ..facts import PackageFacts
 from ..probes.nvidia import cuda_version_from_int
 from ..probes.toolkit import parse_nvcc_version
-from .reading import Reading, lines_of, note_conflict, set_python, set_torch
+from .reading import Reading, lines_holding, lines_of, note_conflict, set_python, set_torch
 
 _NVCC = re.compile(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
 # a build running one toolkit's nvcc or compiling against its headers: "/usr/local/cuda-9.0/
@@ -57,9 +57,9 @@ def read_fragments(text: str, reading: Reading) -> None:
     lines = lines_of(text)
     _nvcc(lines, reading)
     _torch_print(lines, reading)
-    _package_lines(lines, reading)
+    _package_lines(text, lines, reading)
     _python_line(lines, reading)
-    _uname(lines, reading)
+    _uname(text, lines, reading)
     _nvrm(lines, reading)
     _nccl_log(lines, reading)
     _sw_vers(lines, reading)
@@ -99,9 +99,10 @@ def _torch_print(lines: List[str], reading: Reading) -> None:
             return
 
 
-def _package_lines(lines: List[str], reading: Reading) -> None:
+def _package_lines(text: str, lines: List[str], reading: Reading) -> None:
     found: Dict[str, Tuple[str, Optional[str]]] = {}
-    for line in lines:
+    for number in lines_holding(text, ("torch", "triton")):  # every package below names one
+        line = lines[number]
         match = _PIP_LINE.match(line)
         if match:
             found.setdefault(match.group(1), (match.group(2), None))
@@ -144,10 +145,10 @@ def _python_line(lines: List[str], reading: Reading) -> None:
         set_python(reading, match.group(1), "Python version line")
 
 
-def _uname(lines: List[str], reading: Reading) -> None:
+def _uname(text: str, lines: List[str], reading: Reading) -> None:
     s = reading.facts.system
-    for line in lines:
-        match = _UNAME.match(line)
+    for number in lines_holding(text, ("Linux ",)):  # both of its lines start so
+        match = _UNAME.match(lines[number])
         if not match:
             continue
         kernel = match.group(1) or match.group(2)

@@ -37,11 +37,16 @@ def match_messages(text: str, tables: Tables, reading: Reading) -> List[Finding]
         before = key_facts(reading.facts)
         _apply(rule, match, reading)
         record_where(reading, before, f"message {rule.id}")
+    cases = [case_of(rule, reading) for rule, _ in shown]
+    catalogue = [(c.cause, c.fix) if c else (r.cause, r.fix) for (r, _), c in zip(shown, cases)]
+    explained = tailored.explain_all(
+        [(rule.id, match, said) for (rule, match), said in zip(shown, catalogue)],
+        text,
+        reading,
+        tables,
+    )
     findings = []
-    for rule, match in shown:
-        case = case_of(rule, reading)
-        cause, fix = (case.cause, case.fix) if case else (rule.cause, rule.fix)
-        cause, fix = tailored.explain(rule.id, match, text, reading, tables, (cause, fix))
+    for (rule, match), (cause, fix) in zip(shown, explained):
         findings.append(
             Finding(
                 MESSAGE.code,

@@ -8,7 +8,7 @@ from typing import List, Optional, Tuple
 
 from ..facts import GpuFacts
 from ..values import ComputeCapability
-from .reading import MAX_GPUS, Reading, at_most, lines_of
+from .reading import MAX_GPUS, Reading, at_most, lines_holding, lines_of
 
 _SMI_HEAD = re.compile(
     r"NVIDIA-SMI\s+([\d.]{1,32})\s+Driver Version:\s+([\d.]{1,32})\s+CUDA Version:\s+([\d.]{1,32})"
@@ -48,8 +48,8 @@ def read_nvidia_smi(text: str, reading: Reading) -> bool:
         f.nvidia.nvml.ok = True
         gpus: List[GpuFacts] = []
         lines = lines_of(text)
-        for i, line in enumerate(lines):
-            row = _smi_gpu(line)
+        for i in lines_holding(text, ("|",)):  # a row is made of cells
+            row = _smi_gpu(lines[i])
             if row is None:
                 continue
             index, name, persistence, bus, ecc = row
@@ -69,7 +69,10 @@ def read_nvidia_smi(text: str, reading: Reading) -> bool:
                 break
         if gpus:
             f.nvidia.gpus = at_most(gpus, reading, "nvidia-smi table")
-    listed = [m for m in (_SMI_L.match(line.strip()) for line in lines_of(text)) if m]
+    lines = lines_of(text)
+    listed = [
+        m for m in (_SMI_L.match(lines[i].strip()) for i in lines_holding(text, ("GPU",))) if m
+    ]
     listed = at_most(listed, reading, "nvidia-smi -L output")
     if listed:
         found = True
@@ -128,8 +131,8 @@ def _smi_gpu(line: str) -> Optional[Tuple[int, str, bool, str, str]]:
 
 def _read_csv(text: str, reading: Reading) -> bool:
     lines = lines_of(text)
-    for i, line in enumerate(lines):
-        cells = {c.strip().lower() for c in line.split(",")}  # a header is made of column names
+    for i in lines_holding(text, ("name",), lower=True):  # a header names its "name" column
+        cells = {c.strip().lower() for c in lines[i].split(",")}  # made of column names
         known = {"driver_version", "compute_cap", "pci.bus_id", "uuid"}
         if "name" in cells and (known & cells or any(c.startswith("memory.total") for c in cells)):
             gpus = _csv_gpus(lines[i : i + MAX_GPUS + 2], reading)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set, Tuple, TypeVar
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from ..facts import Facts
 from ..values import Variant
@@ -99,6 +99,41 @@ def lines_of(text: str) -> List[str]:
 @functools.lru_cache(maxsize=4)
 def _lines(text: str) -> Tuple[str, ...]:
     return tuple([line[:MAX_LINE] for line in text.split("\n")])
+
+
+def lines_holding(text: str, words: Sequence[str], lower: bool = False) -> Iterator[int]:
+    """The numbers (as in lines_of) of the lines of a cleaned text that may hold one of the
+    words: in order, each line that holds one (in lower case when ``lower``; every line when
+    lowering would not keep each letter in its place, see same_places_lowered). For a reader
+    whose lines all need a word that most lines lack; it tests each line found as before (a
+    line lines_of cut may have lost its word)."""
+    hay = same_places_lowered(text) if lower else text
+    if hay is None:
+        return iter(range(text.count("\n") + 1))
+    assert all(word and "\n" not in word for word in words), words
+    return lines_matching(hay, _alternation(tuple(words)))
+
+
+@functools.lru_cache(maxsize=64)
+def _alternation(words: Tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, words)))
+
+
+def lines_matching(text: str, pattern: re.Pattern[str]) -> Iterator[int]:
+    """The numbers of the lines of the text (split at "\\n") where the pattern, which
+    matches no line break and sees one as it sees either end of a line, finds a match. One
+    search from the start of each line after one found, not a search of each line: the
+    engine skips the lines that hold none at its own pace."""
+    number, at = 0, 0  # the line that starts at ``at``
+    match = pattern.search(text)
+    while match:
+        number += text.count("\n", at, match.start())
+        yield number
+        at = text.find("\n", match.start()) + 1
+        if not at:
+            return
+        number += 1
+        match = pattern.search(text, at)
 
 
 T = TypeVar("T")

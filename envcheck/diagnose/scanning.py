@@ -197,9 +197,37 @@ def search(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
     """``pattern.search(text)``: from the places its leading literals stand when it has
     them, else over the stretches around its required literals when a match is at most so
     long, else whole."""
-    if leading_literals(pattern) is not None:
+    if _at_line_starts(pattern) and "\n" not in text:
+        return pattern.match(text)  # a line start in a text of one line: its start alone
+    starts = leading_literals(pattern)
+    if starts is not None and not _fewer_inside(pattern, len(starts)):
         return first(pattern, text)
     return next(_stretches(pattern, text, len(text)), None)
+
+
+_LINE_START: Dict[str, bool] = {}
+
+
+def _at_line_starts(pattern: re.Pattern[str]) -> bool:
+    """Whether every match starts at a line start (a pattern that starts with ``^``; in
+    multi-line mode the engine tries it at every character all the same)."""
+    key = f"{pattern.flags}:{pattern.pattern}"
+    if key not in _LINE_START:
+        try:
+            items = list(_sre.parse(pattern.pattern, pattern.flags))
+        except Exception:  # the engine compiled it: its parser reads it; else no help
+            items = []
+        # the parser reads ^ as the string's start; (?m) makes it a line's when compiled
+        _LINE_START[key] = bool(items) and items[0] == (_sre.AT, _sre.AT_BEGINNING)
+    return _LINE_START[key]
+
+
+def _fewer_inside(pattern: re.Pattern[str], starts: int) -> bool:
+    """Whether the stretches around the literals every match holds are found in fewer
+    passes over the text than the places its matches start (a case-insensitive list of
+    phrases that all end "of torch" starts two dozen ways: its middle, in two)."""
+    inner = inner_literals(pattern)
+    return inner is not None and len(inner) < starts and _reach(pattern) is not None
 
 
 MIN_INNER = 4  # a part's leading literals shorter than this stand nearly everywhere
@@ -210,7 +238,9 @@ def inner_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     """Literals one of which every match holds (lower case when some part ignores case):
     the leading literals of a part of the pattern's top level, which every match passes
     through ("aarch64", "arm64", "x86_64", "x86-64" for a group of those words), those of
-    the part whose shortest is longest; None when no part has a few of MIN_INNER or more."""
+    the part whose shortest is longest; for a pattern that is one alternation (or one group
+    around one) whose whole has no such part, those of each alternative, read alone. None
+    when no part has a few of MIN_INNER or more."""
     key = f"{pattern.flags}:{pattern.pattern}"
     if key not in _INNER:
         _INNER[key] = None
@@ -219,17 +249,49 @@ def inner_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
         except Exception:  # the engine compiled it: its parser reads it; else no help
             return None
         fold = folds(pattern)
-        for i, (op, _) in enumerate(items):
-            found = None if op in _ZERO_WIDTH else _starts(items[i:], 8)
-            if not found or (fold and not all(s.isascii() for s in found)):
-                continue
-            literals = _shortest({s.lower() if fold else s for s in found})
-            best = _INNER[key]
-            if len(literals) <= MAX_FINDS and min(map(len, literals)) >= max(
-                MIN_INNER, min(map(len, best)) + 1 if best else 0
-            ):
-                _INNER[key] = literals
+        found = _inner(items, fold)
+        alternatives = _alternatives(items)
+        if found is None and alternatives:
+            each = [_inner(alternative, fold) for alternative in alternatives]
+            union = _shortest({s for part in each for s in part or ()})
+            found = union if all(each) and len(union) <= MAX_FINDS else None
+        _INNER[key] = found
     return _INNER[key]
+
+
+def _inner(items: List[Any], fold: bool) -> Optional[Tuple[str, ...]]:
+    """The leading literals of the part of the items whose shortest is longest, of those
+    the fewest (at least MIN_INNER characters, at most MAX_FINDS of them), or None."""
+    best: Optional[Tuple[str, ...]] = None
+    for i, (op, _) in enumerate(items):
+        found = None if op in _ZERO_WIDTH else _starts(items[i:], 8)
+        if not found or (fold and not all(s.isascii() for s in found)):
+            continue
+        literals = _shortest({s.lower() if fold else s for s in found})
+        shortest = min(map(len, literals))
+        if len(literals) > MAX_FINDS or shortest < MIN_INNER:
+            continue
+        if best is None or (shortest, -len(literals)) > (min(map(len, best)), -len(best)):
+            best = literals
+    return best
+
+
+def _alternatives(items: List[Any]) -> Optional[List[List[Any]]]:
+    """The whole matches of a pattern with one alternation at its top level, or in one group
+    around its whole (``(?i:a|b)``: a group that sets no flag but ignoring case matches what
+    its body does), each alternative with what stands before and after it (the parser takes
+    what all alternatives start with out of them: ``\\bab|\\bcd`` is ``\\b(?:ab|cd)``);
+    else None."""
+    while len(items) == 1 and items[0][0] is _sre.SUBPATTERN:
+        _, add, remove, body = items[0][1]
+        if add & ~re.IGNORECASE or remove:
+            return None
+        items = list(body)
+    branches = [i for i, (op, _) in enumerate(items) if op is _sre.BRANCH]
+    if len(branches) != 1:
+        return None
+    at = branches[0]
+    return [items[:at] + list(alternative) + items[at + 1 :] for alternative in items[at][1][1]]
 
 
 def _stretches(pattern: re.Pattern[str], text: str, end: int) -> Iterator[re.Match[str]]:

@@ -14,7 +14,7 @@ which explainer a message gets.
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -34,15 +34,25 @@ Explainer = Callable[[re.Match[str], Reading, Tables, Said], Said]
 _LINUX = Platform.parse("linux-x86_64")
 
 
-def explain(
-    rule_id: str, match: re.Match[str], text: str, reading: Reading, tables: Tables, said: Said
-) -> Said:
-    """The (cause, fix) of a recognised message for this reporter: ``said`` (the catalogue's,
-    or its case's) unless the facts decide more."""
-    if rule_id in no_wheel.EXPLAINS:
-        return no_wheel.explain(text, reading, tables) or said
-    explainer = EXPLAINERS.get(rule_id)
-    return explainer(match, reading, tables, said) if explainer else said
+def explain_all(
+    found: Sequence[Tuple[str, re.Match[str], Said]], text: str, reading: Reading, tables: Tables
+) -> List[Said]:
+    """The (cause, fix) of each recognised message (rule, match, said) for this reporter:
+    ``said`` (the catalogue's, or its case's) unless the facts decide more. No explainer changes
+    the reading, so the "no wheel" family's answer (the same for each of its messages, and a
+    search of the whole text for what the installer was asked) is worked out once."""
+    no_wheel_said: Optional[Said] = None
+    asked = False  # the installer's ask, and no_wheel_said, worked out
+    out = []
+    for rule_id, match, said in found:
+        if rule_id in no_wheel.EXPLAINS:
+            if not asked:
+                no_wheel_said, asked = no_wheel.explain(text, reading, tables), True
+            out.append(no_wheel_said or said)
+            continue
+        explainer = EXPLAINERS.get(rule_id)
+        out.append(explainer(match, reading, tables, said) if explainer else said)
+    return out
 
 
 # --------------------------------------------------------------------------- the platform

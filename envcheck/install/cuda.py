@@ -49,11 +49,12 @@ def _is_this_build(facts: Facts, version: Optional[Version]) -> bool:
 def _missing(
     facts: Facts, tables: Tables, arches: Sequence[str]
 ) -> List[str]:  # "name (sm_XY)" of each GPU without kernels in ``arches``
-    return [
-        f"{name} ({sm_name(cc)})"
-        for name, cc in gpu_capabilities(facts)
-        if arch_coverage(tables, arches, cc).level is CoverageLevel.NONE
-    ]
+    gpus = gpu_capabilities(facts)
+    covered: Dict[ComputeCapability, bool] = {}  # a machine's GPUs are mostly one model
+    for _, cc in gpus:
+        if cc not in covered:
+            covered[cc] = arch_coverage(tables, arches, cc).level is not CoverageLevel.NONE
+    return [f"{name} ({sm_name(cc)})" for name, cc in gpus if not covered[cc]]
 
 
 def best_cuda_variant(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
 from packaging.version import Version
 
@@ -96,7 +96,7 @@ _GPU_NOISE = frozenset(
 )
 
 
-@functools.lru_cache(maxsize=1024)  # capability_of compares every table name, every call
+@functools.lru_cache(maxsize=1024)  # a report names its GPUs again and again
 def normalise_gpu(name: str) -> str:
     text = re.sub(r"[^a-z0-9]+", " ", name.lower())
     text = re.sub(r"\b(rtx|gtx|gt|mx|rx)(?=\d)", r"\1 ", text)  # rtx4090 -> rtx 4090
@@ -104,14 +104,23 @@ def normalise_gpu(name: str) -> str:
     return " ".join(w for w in text.split() if w not in _GPU_NOISE)
 
 
-@functools.lru_cache(maxsize=1024)
-def lookup_gpu(gpus: Tuple[GpuModel, ...], wanted_text: str) -> Optional[GpuModel]:
-    """The longest table name whose words begin ``wanted_text`` (normalised), or None."""
-    wanted = wanted_text.split()
-    best: Optional[GpuModel] = None
-    best_len = 0
+def gpu_index(gpus: Tuple[GpuModel, ...]) -> Dict[Tuple[str, ...], GpuModel]:
+    """Each table name's words (normalised) -> the first GPU of the table with that name:
+    what :func:`lookup_gpu` looks names up in, made once for the table."""
+    index: Dict[Tuple[str, ...], GpuModel] = {}
     for gpu in gpus:
-        words = normalise_gpu(gpu.name).split()
-        if words and wanted[: len(words)] == words and len(words) > best_len:
-            best, best_len = gpu, len(words)
-    return best
+        words = tuple(normalise_gpu(gpu.name).split())
+        if words:
+            index.setdefault(words, gpu)
+    return index
+
+
+def lookup_gpu(index: Mapping[Tuple[str, ...], GpuModel], wanted_text: str) -> Optional[GpuModel]:
+    """The longest table name whose words begin ``wanted_text`` (normalised), or None: the
+    name's first words looked up, the most first."""
+    wanted = tuple(wanted_text.split())
+    for length in range(len(wanted), 0, -1):
+        found = index.get(wanted[:length])
+        if found is not None:
+            return found
+    return None

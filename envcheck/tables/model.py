@@ -8,6 +8,7 @@ live in compat_tables/*.json. Every comparison goes through
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from .gpu_records import Family as Family
 from .gpu_records import FirstDriver as FirstDriver
 from .gpu_records import GpuModel as GpuModel
 from .gpu_records import SassRule as SassRule
-from .gpu_records import lookup_gpu, normalise_gpu, sass_fallback_rule
+from .gpu_records import gpu_index, lookup_gpu, normalise_gpu, sass_fallback_rule
 from .message_records import MessageCase as MessageCase
 from .message_records import MessageRule as MessageRule
 from .uv_backends import NO_UV_BACKENDS as NO_UV_BACKENDS
@@ -453,20 +454,26 @@ class Tables:
         model = self._gpu_model(gpu_name)
         return model.gfx if model else None
 
+    @functools.cached_property
+    def _gpus_by_name(self) -> Dict[Tuple[str, ...], GpuModel]:
+        """The GPU table by the words of each name, made at the first lookup (a lookup
+        then asks a few keys instead of comparing every name of the table)."""
+        return gpu_index(self.gpus)
+
     def _gpu_model(self, gpu_name: str) -> Optional[GpuModel]:
         """The table record for a reported name; lspci's "AD102 [GeForce RTX 4090] (rev a1)"
         is read by its bracket, and "[Radeon RX 7900 XT/7900 XTX]" only if every
         alternative names GPUs of one kind."""
         brackets = re.findall(r"\[([^\[\]]+)\]", gpu_name)
         if not brackets:
-            return lookup_gpu(self.gpus, normalise_gpu(gpu_name))
+            return lookup_gpu(self._gpus_by_name, normalise_gpu(gpu_name))
         inside = brackets[-1]
         first, *rest = (alt.strip() for alt in inside.split("/"))
         stem = re.match(r"^\D*?(?=\s*\w*\d)", first)  # "Radeon RX " before "7900 XT"
         names = [first] + [
             (stem.group(0) + " " + alt) if stem and alt[:1].isdigit() else alt for alt in rest
         ]
-        found = [m for m in (lookup_gpu(self.gpus, normalise_gpu(n)) for n in names) if m]
+        found = [m for m in (lookup_gpu(self._gpus_by_name, normalise_gpu(n)) for n in names) if m]
         kinds = {(m.capability, m.gfx) for m in found}  # pci.ids names one device's products
         return found[0] if len(kinds) == 1 else None
 
