@@ -393,6 +393,7 @@ _RULES: List[Rule] = [
     Rule("CMP013", "fleet-container-differs", "warning", "machines run in other containers"),
     Rule("CMP014", "fleet-system-differs", "info", "machines differ in OS, kernel or CPU"),
     Rule("CMP015", "fleet-machine-error", "error", "a machine's own error, named by machine"),
+    Rule("CMP016", "fleet-memlock-differs", "warning", "machines have other memlock limits"),
     # envcheck itself
     Rule("MSG001", "pasted-error", "error", "an error message in the pasted text"),
     Rule("INT001", "check-crashed", "warning", "an envcheck check failed (a bug)"),

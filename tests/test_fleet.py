@@ -264,3 +264,17 @@ def test_a_line_on_stdin_longer_than_any_report_is_skipped_not_held(base) -> Non
     assert [u.source for u in read.unreadable] == ["stdin:2"]
     assert [m.source for m in read.machines] == ["stdin:1"]  # the third: the same host
     assert "reported twice" in read.notes[0]
+
+
+def test_a_smaller_memlock_limit_on_one_node_is_a_warning(base, tmp_path) -> None:
+    def limited(i: int, facts: Dict[str, Any]) -> None:
+        facts["system"]["memlock_limit"] = 64 << 10 if i == 4 else -1
+
+    document = compare_json(str(fleet(base, tmp_path / "r", edit=limited)))
+    found = [f for f in document["findings"] if f["code"] == "CMP016"]
+    assert found and found[0]["severity"] == "warning"
+    assert (
+        found[0]["title"]
+        == "memlock limit differs: gpu-node-04 has 64 KiB; the other 7 have unlimited"
+    )
+    assert "--ulimit memlock=-1" in found[0]["fix"]

@@ -173,6 +173,10 @@ def test_this_machine() -> None:
     if facts.os == "Linux":
         assert facts.shm_total is not None and facts.kernel == platform.release()
         assert facts.cpus_affinity == len(os.sched_getaffinity(0))
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_MEMLOCK)[0]  # what `ulimit -l` shows, in bytes
+        assert facts.memlock_limit == (-1 if soft == resource.RLIM_INFINITY else soft)
 
 
 def test_hostname_only_when_asked() -> None:

@@ -34,7 +34,7 @@ def compare(
     For each fact that differs, names the value most machines hold and the machines that
     differ, as findings: errors break a multi-node job (torch build, NCCL, CUDA, Python,
     backends), warnings slow or destabilise it (GPUs, driver, cuDNN, companions, NCCL_*
-    variables, /dev/shm, RDMA devices). Each machine's own errors are listed too. Exit 0 when
+    variables, /dev/shm, memlock limit, RDMA devices). Each machine's own errors are listed too. Exit 0 when
     nothing breaks the job, 1 when something does, 2 when an input cannot be read (the others
     are still compared) or fewer than two reports are.
     """

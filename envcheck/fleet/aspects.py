@@ -64,6 +64,12 @@ def _size(value: Optional[int]) -> Optional[str]:
     return f"{value / (1 << 30):.1f} GiB" if value >= 1 << 30 else f"{value >> 20} MiB"
 
 
+def _memlock(limit: Optional[int]) -> Optional[str]:
+    if limit is None:
+        return None
+    return "unlimited" if limit < 0 else f"{limit >> 10} KiB"
+
+
 def _rdma(f: Facts) -> Optional[str]:
     if f.system.os != "Linux":
         return None
@@ -110,6 +116,12 @@ STATIC: Sequence[Aspect] = (
         "convolutions pick other kernels: other speed, other numerics",
     ),
     Aspect("/dev/shm", "CMP011", lambda f: _size(f.system.shm_total), _SLOWS),
+    Aspect(
+        "memlock limit",
+        "CMP016",
+        lambda f: _memlock(f.system.memlock_limit),
+        "RDMA pins memory under it: NCCL over InfiniBand fails where it is small",
+    ),
     Aspect("RDMA network devices", "CMP012", _rdma, "NCCL falls back to TCP sockets on some"),
     Aspect("container", "CMP013", lambda f: f.system.container or "none", _SLOWS),
     Aspect("OS", "CMP014", lambda f: f.system.distro_name or f.system.os, "worth knowing"),

@@ -58,6 +58,12 @@ _TEXTS: Dict[str, str] = {
         "HCA driver (ibv_devices) and the devices the container is given."
     ),
     "CMP013": "Run every machine's ranks the same way ({majority}).",
+    "CMP016": (
+        "Give {odd} the locked-memory limit the others have ({majority}): `ulimit -l` in the "
+        "job's shell, memlock in /etc/security/limits.conf, or the container runtime's "
+        "--ulimit memlock=-1 (Slurm passes the submitting shell's limits with "
+        "PropagateResourceLimits)."
+    ),
     "CMP014": "Expected to be the same across a uniform fleet; worth knowing before a job.",
 }
 

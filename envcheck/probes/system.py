@@ -43,6 +43,7 @@ def probe_system(
         facts.cgroup = probe_cgroup(root)
         facts.cpu_model = _cpu_model(root)
         facts.shm_total, facts.shm_free = _statvfs(str(root / "dev/shm"))
+        facts.memlock_limit = _memlock()
         facts.iommu_cmdline = iommu_cmdline(root)
         facts.nics = probe_nics(root)
     elif facts.os == "Darwin":
@@ -55,6 +56,17 @@ def probe_system(
     _cpus_and_memory(facts)
     facts.disks = probe_disks(disk_paths)
     return facts
+
+
+def _memlock() -> Optional[int]:
+    """This process's RLIMIT_MEMLOCK soft limit in bytes (-1: unlimited); None when unread."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_MEMLOCK)
+    except (ImportError, AttributeError, OSError, ValueError):
+        return None
+    return -1 if soft == resource.RLIM_INFINITY else int(soft)
 
 
 def detect_jetson(root: Path) -> Optional[str]:
