@@ -283,3 +283,39 @@ def test_numbers_too_long_to_convert_are_not_versions() -> None:
     report = diagnose_text(text, TABLES)
     assert report.facts.python.version == ""
     assert not [f for f in report.findings if f.code == "INT001"]
+
+
+def test_detectron2_rows_read_as_every_line_matched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """_d2_rows passes over lines whose first word no row it reads starts with: the rows it
+    reads and the GPU rows are those of matching every line (every name starts with ""),
+    on tricky lines (leading tabs and other white space, mixed case, names that only start
+    alike, a Kelvin sign)."""
+    from envcheck.diagnose import dumps
+
+    lines = [
+        "\tPyTorch             2.1.0 @/x",
+        "\u2003PYTHON  3.10.12",
+        "Python:   3.9",
+        "GPU 0  Tesla V100-SXM2-16GB (arch=7.0)",
+        "GPU 0,1  Tesla V100-SXM2-16GB (arch=7.0)",
+        "  GPU1\tA100",
+        "gpu 2  lower-case gpu",
+        "  NVCC                Cuda compilation tools, release 11.8, V11.8.89",
+        "detectron2 arch flags   sm_70",
+        "Driver version  535.54",
+        "\u212aernel  not a row read",
+        "torchvision   0.16.0 @/y",
+        "torch         2.1.0",
+        "sys.platform    linux",
+        "PyTorchLightning  2.0",
+        "CUDA compiler  CUDA 11.8",
+        "other row  value",
+    ]
+    rows, gpus = dumps._d2_rows(lines)
+    monkeypatch.setattr(dumps, "_D2_NAMES", ("",))
+    every_rows, every_gpus = dumps._d2_rows(lines)
+    assert gpus == every_gpus and len(gpus) == 2
+    for name in ("detectron2 arch flags", "pytorch", "python", "nvcc", "driver version"):
+        assert rows[name] == every_rows[name]
+    for name in ("torchvision", "sys.platform", "cuda compiler", "mmcv", "detectron2"):
+        assert rows.get(name) == every_rows.get(name)

@@ -103,11 +103,24 @@ def _detectron2_table(text: str, lines: List[str], reading: Reading) -> None:
     _d2_cuda(rows, gpus, reading)
 
 
+# How the names of the rows _d2_torch and _d2_cuda read, and of the GPU rows, start (in
+# lower case): a line whose first word starts otherwise is no row they read, and is not
+# matched against the row pattern (most lines of a long text are none).
+_D2_NAMES = (
+    "detectron2", "mmcv", "pytorch", "python", "sys.platform", "torchvision", "torchaudio",
+    "cuda compiler", "nvcc", "driver version", "gpu",
+)  # fmt: skip
+
+
 def _d2_rows(lines: List[str]) -> Tuple[Dict[str, str], List[GpuFacts]]:
-    """The table's rows by lower-case name (the first of a name wins), and its GPU rows."""
+    """The table's rows by lower-case name (the first of a name wins) of those read, and its
+    GPU rows. (A row's name starts after the white space that starts its line.)"""
     rows: Dict[str, str] = {}
     gpus: List[GpuFacts] = []
+    longest = max(map(len, _D2_NAMES))
     for line in lines:
+        if not line.lstrip()[:longest].lower().startswith(_D2_NAMES):
+            continue
         match = _D2_ROW.match(line)
         if not match:
             continue
