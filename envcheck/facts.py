@@ -125,9 +125,7 @@ class SystemFacts:
     memory_available: Optional[int] = None
     shm_total: Optional[int] = None  # /dev/shm: DataLoader workers and NCCL live here
     shm_free: Optional[int] = None
-    # RLIMIT_MEMLOCK (soft) in bytes, -1 when unlimited: RDMA pins memory under it, and NCCL's
-    # InfiniBand transport fails where it is small; None where not read (not Linux)
-    memlock_limit: Optional[int] = None
+    memlock_limit: Optional[int] = None  # RLIMIT_MEMLOCK bytes, -1 unlimited (RDMA pins under it)
     disks: List[DiskFacts] = field(default_factory=list)
     iommu_cmdline: List[str] = field(default_factory=list)  # iommu= words of /proc/cmdline
     nics: List[NicFacts] = field(default_factory=list)  # network devices with a PCI function
