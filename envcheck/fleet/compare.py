@@ -48,12 +48,25 @@ class FleetReport:
     values: Dict[str, Dict[str, str]] = field(default_factory=dict)  # machine -> fact -> value
 
     @property
+    def breaks(self) -> bool:
+        """A difference, or a machine's own error, breaks a job across these machines."""
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+    @property
+    def verdict(self) -> str:
+        """NOT COMPARED (fewer than two machines read), DIFFER (something breaks a job) or
+        COMPATIBLE."""
+        if len(self.machines) < 2:
+            return "NOT COMPARED"
+        return "DIFFER" if self.breaks else "COMPATIBLE"
+
+    @property
     def exit_code(self) -> int:
-        """2: an input could not be read (the rest were compared); 1: a difference or a
-        machine's own error breaks the job; 0 otherwise."""
-        if self.unreadable:
+        """2: an input could not be read (the rest were compared) or fewer than two were;
+        1: something breaks the job; 0 otherwise."""
+        if self.unreadable or len(self.machines) < 2:
             return 2
-        return 1 if any(f.severity is Severity.ERROR for f in self.findings) else 0
+        return 1 if self.breaks else 0
 
 
 def compare(inputs: Inputs, tables: Tables) -> FleetReport:

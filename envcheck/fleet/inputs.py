@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, List, Optional, Tuple
+from typing import IO, Any, Dict, Iterable, List, Optional, Tuple
 
 from ..facts import Facts, FactsError
 from ..findings import Finding
@@ -42,6 +42,7 @@ class Inputs:
     machines: List[Machine] = field(default_factory=list)
     unreadable: List[Unreadable] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)  # files skipped, names taken twice
+    sources: Dict[str, str] = field(default_factory=dict)  # each machine's name: its source
 
 
 def read_inputs(paths: Iterable[str], stdin: Optional[IO[str]] = None) -> Inputs:
@@ -102,13 +103,13 @@ def _add(out: Inputs, source: str, text: str, fallback_name: str) -> None:
     except FactsError as exc:
         out.unreadable.append(Unreadable(source, str(exc)))
         return
-    taken = {m.name: m for m in out.machines}
-    if machine.name in taken:
+    if machine.name in out.sources:
         out.notes.append(
-            f"{machine.name} is reported twice ({taken[machine.name].source} and {source}): "
+            f"{machine.name} is reported twice ({out.sources[machine.name]} and {source}): "
             "the first is compared"
         )
         return
+    out.sources[machine.name] = source
     out.machines.append(machine)
 
 

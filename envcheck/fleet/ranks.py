@@ -64,7 +64,7 @@ def rank_lines(report: FleetReport, width: int) -> List[str]:
 
 def breaks(report: Optional[FleetReport]) -> bool:
     """Whether a difference between the ranks breaks the job (an error finding)."""
-    return report is not None and report.exit_code == 1
+    return report is not None and report.breaks
 
 
 __all__ = ["breaks", "compare_ranks", "rank_facts", "rank_lines"]

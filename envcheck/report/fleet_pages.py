@@ -76,7 +76,7 @@ def render_fleet_html(report: FleetReport) -> str:
     from ..fleet.hostlist import fold
 
     verdict = verdict_line(report)
-    tone = RED if report.exit_code else GREEN
+    tone = GREEN if report.verdict == "COMPATIBLE" and not report.unreadable else RED
     facts, rows = table_rows(report)
     table = ["<table><tr><th>machines</th>" + "".join(f"<th>{_e(f)}</th>" for f in facts) + "</tr>"]
     for values, machines in rows:

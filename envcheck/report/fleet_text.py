@@ -55,13 +55,14 @@ def verdict_line(report: FleetReport) -> str:
         f"{tally[Severity.ERROR]} error(s), {tally[Severity.WARNING]} warning(s), "
         f"{tally[Severity.INFO]} info"
     )
-    if len(report.machines) < 2:
-        return f"NOT COMPARED: {len(report.machines)} report(s) read, two or more are needed"
     if report.unreadable:
         counts += f"; {len(report.unreadable)} report{'s' * (len(report.unreadable) > 1)} could not be read"
-    if tally[Severity.ERROR]:
-        return f"DIFFER: the job may break across these machines ({counts})"
-    return f"COMPATIBLE: nothing found that breaks a job across these machines ({counts})"
+    why = {
+        "NOT COMPARED": f"{len(report.machines)} report(s) read, two or more are needed",
+        "DIFFER": f"the job may break across these machines ({counts})",
+        "COMPATIBLE": f"nothing found that breaks a job across these machines ({counts})",
+    }
+    return f"{report.verdict}: {why[report.verdict]}"
 
 
 def fleet_document(report: FleetReport) -> Dict[str, Any]:
@@ -71,7 +72,7 @@ def fleet_document(report: FleetReport) -> Dict[str, Any]:
         "schema_version": FLEET_SCHEMA_VERSION,
         "envcheck_version": __version__,
         "command": "compare",
-        "verdict": verdict_line(report).split(":")[0],
+        "verdict": report.verdict,
         "exit_code": report.exit_code,
         "machines": list(report.machines),
         "findings": [f.to_dict() for f in report.findings],
