@@ -324,3 +324,29 @@ def test_version_helpers_never_raise(text: str) -> None:
     builds.local_label(text)
     parse_driver(text)
     cuda_of_variant(text)
+
+
+def test_the_builtin_catalogue_is_read_only_by_what_quotes_a_message() -> None:
+    """Compiling the message catalogue is most of what loading the tables costs: a check
+    that quotes no pasted message never reads it; diagnose reads it, whole."""
+    from envcheck.core import check
+    from envcheck.diagnose import diagnose_text
+    from envcheck.facts import Facts
+
+    tables = load_tables()
+    assert "not read yet" in repr(tables.messages)
+    check(facts=Facts(), tables=tables, deep=False, requirements=False, observed=())
+    assert "not read yet" in repr(tables.messages)
+    diagnose_text("RuntimeError: CUDA error: no kernel image is available for execution", tables)
+    assert "not read yet" not in repr(tables.messages)
+    assert len(tables.messages) > 200 and tables.messages == tuple(tables.messages)
+    assert (
+        tables.messages[0].id
+        == json.loads((builtin_dir() / "messages.json").read_text("utf-8"))["messages"][0]["id"]
+    )
+
+
+def test_a_users_catalogue_is_read_and_checked_when_the_tables_load(tmp_path: Path) -> None:
+    doc = json.loads((builtin_dir() / "messages.json").read_text("utf-8"))
+    (tmp_path / "messages.json").write_text(json.dumps(doc), "utf-8")
+    assert isinstance(load_tables(tmp_path).messages, tuple)

@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # without importing these at run time: the static check stays
     from ..requirements import Requirements
     from ..smoke.runner import SmokeResult
     from ..tables import Tables
+    from ..tables.model import MessageRule
 
 # Every live probe fills these sections; the deep probe adds torch_runtime.
 LIVE_SECTIONS = frozenset({"system", "python", "nvidia", "amd", "torch", "toolkit"})
@@ -325,7 +326,16 @@ def _judged(
     dropped = tuple(f.code for f in findings if f.code in chosen.codes)
     findings = [f for f in findings if f.code not in chosen.codes]
     findings += chosen.unknown_findings()
-    return _group(findings, {m.id: m.follows for m in tables.messages}), dropped
+    return _group(
+        findings, {i: m.follows for i, m in _messages_found(tables, findings).items()}
+    ), dropped
+
+
+def _messages_found(tables: Tables, findings: Sequence[Finding]) -> Dict[str, MessageRule]:
+    """The catalogue's families of the pasted messages among the findings (MSG001), by id: a
+    report that quotes no message never reads the catalogue (see MessageCatalogue)."""
+    names = {f.name for f in findings if f.code == "MSG001"}
+    return {m.id: m for m in tables.messages if m.id in names} if names else {}
 
 
 @dataclass(frozen=True)
@@ -455,7 +465,7 @@ def _advice(
     """The plan as the report's install advice, when a root finding is fixed by an install."""
     from ..install import plan_argv, plan_steps, render
 
-    installs = {m.id for m in tables.messages if m.install}
+    installs = {i for i, m in _messages_found(tables, findings).items() if m.install}
     fixes = [
         f
         for f in sorted(findings, key=sort_key)

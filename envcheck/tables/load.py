@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .model import (
     LinkTable,
+    MessageCatalogue,
+    MessageRule,
     TableFile,
     Tables,
 )
@@ -103,6 +105,14 @@ def _links(data: Dict[str, Any], path: str) -> LinkTable:
     return LinkTable(data["as_of"], nvlink, tuple(pcie), sizes, channels)
 
 
+def _messages(data: Dict[str, Any], file: TableFile) -> Sequence[MessageRule]:
+    """The built-in catalogue, read when first used (the test suite validates it); a user's,
+    read and validated now, so that a bad pattern is refused before envcheck runs on it."""
+    if file.builtin:
+        return MessageCatalogue(lambda: read_messages(data, str(file.path)))
+    return read_messages(data, str(file.path))
+
+
 def load_tables(directory: Optional[os.PathLike[str]] = None) -> Tables:
     """Load every table; ``directory`` files replace the built-in ones they name."""
     builtin = builtin_dir()
@@ -128,7 +138,7 @@ def load_tables(directory: Optional[os.PathLike[str]] = None) -> Tables:
     )
     families, rules, gpus = read_gpu_arches(docs["gpu_arches"], str(files["gpu_arches"].path))
     uv_backends = read_installers(docs["installers"], str(files["installers"].path))
-    messages = read_messages(docs["messages"], str(files["messages"].path))
+    messages = _messages(docs["messages"], files["messages"])
     return Tables(
         files=files,
         releases=releases,

@@ -12,7 +12,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -24,6 +24,7 @@ from .gpu_records import GpuModel as GpuModel
 from .gpu_records import SassRule as SassRule
 from .gpu_records import gpu_index, lookup_gpu, normalise_gpu, sass_fallback_rule
 from .message_records import MessageCase as MessageCase
+from .message_records import MessageCatalogue as MessageCatalogue
 from .message_records import MessageRule as MessageRule
 from .uv_backends import NO_UV_BACKENDS as NO_UV_BACKENDS
 from .uv_backends import UvBackends as UvBackends
@@ -321,7 +322,8 @@ class Tables:
     sources: Mapping[str, str]
     # the values `uv pip install --torch-backend` accepts
     uv_torch_backends: UvBackends = NO_UV_BACKENDS
-    messages: Tuple[MessageRule, ...] = ()
+    # read when first used (MessageCatalogue): check and install never compile its patterns
+    messages: Sequence[MessageRule] = ()
     first_drivers: Tuple[FirstDriver, ...] = ()  # per compute capability (cuda_driver.json)
     bundled_cuda: Tuple[BundledCuda, ...] = ()  # torch build -> CUDA update it bundles
     forward_compat: Optional[ForwardCompat] = None
