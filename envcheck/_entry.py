@@ -2,9 +2,10 @@
 
 A healthcheck runs every few seconds for the life of a container; importing the
 CLI group (``envcheck.cli``, which loads the compatibility tables) would double
-its cost. So `envcheck healthcheck` runs its click command (defined once, in
-``envcheck.healthcheck``, and registered in the group too) on its own. Click
-itself is imported: about 20 ms, the price of one definition of the command.
+its cost. So `envcheck healthcheck` runs without the group: its usual command line
+(no option, or ``--gpus N``, ``--timeout S``, ``--deep``) without click either (about
+20 ms), anything else through its one click command (``envcheck.healthcheck_command``,
+registered in the group too), which reads it as the group would.
 Everything else goes to the click CLI.
 
 Every way in (both paths, and ``torchrun ... -m envcheck.smoke``, whose ranks are
@@ -167,7 +168,12 @@ def _main(argv: Optional[List[str]]) -> None:
     leave_if_deleted()
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["healthcheck"]:
-        from .healthcheck import main as healthcheck
+        from .healthcheck import plain_options, run
+
+        options = plain_options(args[1:])
+        if options is not None:  # the usual command line: no click to import
+            sys.exit(run(**options))
+        from .healthcheck_command import main as healthcheck
 
         sys.exit(healthcheck(args[1:]))
     from .cli import main as cli_main

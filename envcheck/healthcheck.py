@@ -53,11 +53,8 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-import click
-
-from ._clickstyle import CONTEXT
 from .facts import Facts, GpuFacts, NvidiaFacts
 from .verdict import Verdict, decide
 
@@ -80,6 +77,7 @@ REFUSED = frozenset(
 # Without a handle there is no GPU to check: any failure to get one is a fault.
 ESSENTIAL_QUERIES = frozenset({"handle"})
 MAX_TIMEOUT = 24 * 3600.0  # a probe bounded by more than a day is not bounded
+DEFAULT_TIMEOUT = 10.0  # seconds for each probe (the click option's default too)
 
 
 def expected_gpus(environ: Mapping[str, str]) -> Optional[int]:
@@ -108,7 +106,7 @@ def bad_gpus(gpus: Optional[int]) -> Optional[str]:
 def check(
     gpus: Optional[int] = None,
     deep: bool = False,
-    timeout: float = 10.0,
+    timeout: float = DEFAULT_TIMEOUT,
     state: Optional[str] = None,
     environ: Optional[Mapping[str, str]] = None,
     root: Path = Path("/"),
@@ -270,94 +268,62 @@ def _deep(gpus: Sequence[GpuFacts], timeout: float) -> List[str]:
 # --------------------------------------------------------------------------- command line
 
 
-def _refuse(why: Callable[[Any], Optional[str]]) -> Callable[..., Any]:
-    """A click callback that refuses a value ``why`` finds fault with: the same rule that
-    :func:`check` applies to the Python API's arguments."""
-
-    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-        reason = None if value is None else why(value)
-        if reason:
-            raise click.BadParameter(reason, ctx=ctx, param=param)
-        return value
-
-    return callback
-
-
-class _OneLine(click.Command):
-    """A click command whose bad options are one line and exit 1.
-
-    Docker reserves exit 2 for HEALTHCHECK, which is click's exit for a usage
-    error, and a probe's output is one line: so a bad option prints
-    ``unhealthy: <click's message>`` on stdout and exits 1, whichever way the
-    command was reached (the console script's fast path, or the CLI group as in
-    ``envcheck --tables DIR healthcheck``). Click takes no abbreviations, so
-    ``--gpu 2`` is an error ("Did you mean '--gpus'?"), not ``--gpus 2``.
-    """
-
-    def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as exc:
-            _say("unhealthy: " + " ".join(exc.format_message().split()))
-            ctx.exit(UNHEALTHY)
-        except BrokenPipeError:  # --help into a reader that has gone
-            _flush_stdout()
-            ctx.exit(HEALTHY)
-        raise AssertionError("unreachable")  # pragma: no cover - ctx.exit raises
-
-
-@click.command(cls=_OneLine, name="healthcheck", context_settings=CONTEXT)
-@click.option(
-    "--gpus",
-    type=int,
-    default=None,
-    metavar="N",
-    callback=_refuse(bad_gpus),
-    help="GPUs that must be visible. Default: the number listed in NVIDIA_VISIBLE_DEVICES; "
-    "no minimum when it is unset or 'all'.",
-)
-@click.option("--deep", is_flag=True, help="Also run a tiny matmul in a child process.")
-@click.option(
-    "--timeout",
-    type=float,
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    callback=_refuse(bad_timeout),
-    help="Seconds each probe may take (more than 0).",
-)
-@click.option(
-    "--state",
-    metavar="FILE",
-    help="Ignored: no state is kept; accepted so that older HEALTHCHECK lines still work.",
-)
-@click.pass_context
-def command(
-    ctx: click.Context, gpus: Optional[int], deep: bool, timeout: float, state: Optional[str]
-) -> None:
-    """For Docker HEALTHCHECK and Kubernetes probes: one line, exit 0 (healthy) or 1.
-
-    NVML only, in a child process (torch only with --deep); every probe bounded by
-    --timeout. No file is read or written.
-
-    Unhealthy when a container that expects GPUs (NVIDIA_VISIBLE_DEVICES, a CUDA image's
-    variables) was started without them, fewer GPUs are visible than expected, NVML hangs
-    or crashes, a GPU is lost or NVML reports a fault on it, a GPU has had uncorrectable
-    ECC errors since the driver loaded, a GPU is at its slowdown temperature, or the
-    --deep matmul fails. A query NVML refuses (no permission, not supported) is noted,
-    not fatal.
-
-    Exit codes: 0 healthy, 1 unhealthy or a bad option (never 2: Docker reserves it).
-    """
+def run(gpus: Optional[int] = None, deep: bool = False, timeout: float = DEFAULT_TIMEOUT) -> int:
+    """The command's body: the verdict's one line on stdout, and its exit code."""
     try:
         code, line = check(gpus, deep, timeout)
     except Exception as exc:  # a bug must read as unhealthy, never as a traceback
         code, line = UNHEALTHY, f"unhealthy: envcheck failed: {type(exc).__name__}: {exc}"
-    _say(line)
-    ctx.exit(code)
+    say(line)
+    return code
 
 
-def _flush_stdout() -> None:
+def plain_options(args: Sequence[str]) -> Optional[Dict[str, Any]]:
+    """The keywords of :func:`run` for a command line click would read the same way, or None.
+
+    A container runs its healthcheck every few seconds, nearly always as ``envcheck
+    healthcheck`` with at most ``--gpus N``, ``--timeout S``, ``--deep`` or ``--state F``;
+    importing click to read that costs a fifth of the whole run. So a command line of those
+    options, each once, with a value that is plainly valid (digits; a state that is not an
+    option) runs without click. Anything else (``--help``, a bad or repeated option, an
+    unusual number such as ``1e3``) returns None, and the click command (envcheck.
+    healthcheck_command) reads it and says what is wrong, as before: one parser decides."""
+    options: Dict[str, Any] = {}
+    rest = list(args)
+    while rest:
+        name, _, inline = rest.pop(0).partition("=")
+        if name == "--deep" and not inline:
+            value: Any = True
+        elif name in ("--gpus", "--timeout", "--state"):
+            text = inline if inline else (rest.pop(0) if rest else "")
+            value = _plain_value(name, text)
+            if value is None:
+                return None
+        else:
+            return None
+        key = name[2:]
+        if key in options:
+            return None
+        options[key] = value
+    options.pop("state", None)  # accepted and ignored (see the module's docstring)
+    return options
+
+
+def _plain_value(name: str, text: str) -> Any:
+    if not text or text.startswith("-"):
+        return None
+    if name == "--state":
+        return text
+    whole, _, fraction = text.partition(".")
+    if not (text.isascii() and whole.isdigit()) or (fraction and not fraction.isdigit()):
+        return None
+    if name == "--gpus":
+        return None if fraction or "." in text else int(whole)
+    value = float(text)
+    return None if bad_timeout(value) else value
+
+
+def flush_stdout() -> None:
     """Flush stdout; a reader that has gone (`envcheck healthcheck | true`) is no error.
 
     Python's own recipe: point the stdout descriptor at devnull so that the
@@ -377,21 +343,9 @@ def _flush_stdout() -> None:
             pass
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
     # Unbuffered, the write itself fails; buffered, the flush does (and then moves the
     # line still in the buffer to devnull, so the flush at exit does not fail again).
     with contextlib.suppress(BrokenPipeError):
         print(line)
-    _flush_stdout()
-
-
-def main(argv: Optional[List[str]] = None) -> int:
-    """The console script's fast path (``envcheck._entry``): the same command as
-    ``envcheck healthcheck`` in the CLI group, run without the group, which loads the
-    compatibility tables that a healthcheck does not need."""
-    code = command.main(argv, prog_name="envcheck healthcheck", standalone_mode=False)
-    return code if isinstance(code, int) else HEALTHY
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    flush_stdout()

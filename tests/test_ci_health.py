@@ -404,7 +404,8 @@ def test_healthcheck_cli_exits_0_or_1_with_one_line() -> None:
 @pytest.mark.parametrize("gpus", ["none", "NVIDIA H100 80GB HBM3:9.0:80GiB"])
 def test_healthcheck_never_imports_torch_or_the_cli_group(gpus: str) -> None:
     """The group (envcheck.cli) loads the compatibility tables, which a healthcheck does not
-    need: the console script runs the healthcheck's click command without it. With a GPU to
+    need: the console script runs the healthcheck without it, and a plain command line
+    without click. With a GPU to
     judge it loads the one health check, not the catalogue of checks (nor, through it, the
     resolver and the tables)."""
     code = (
@@ -412,7 +413,7 @@ def test_healthcheck_never_imports_torch_or_the_cli_group(gpus: str) -> None:
         "try:\n    main(['healthcheck'])\nexcept SystemExit:\n    pass\n"
         "print(json.dumps([m in sys.modules for m in "
         "('torch', 'envcheck.cli', 'envcheck.tables.load', 'envcheck.checks.run', "
-        "'envcheck.install', 'envcheck.checks.health')]))\n"
+        "'envcheck.install', 'click', 'envcheck.checks.health')]))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", "import json\n" + code],
@@ -422,4 +423,4 @@ def test_healthcheck_never_imports_torch_or_the_cli_group(gpus: str) -> None:
         env=user_env({"ENVCHECK_GPUS": gpus}),
     )
     judged = gpus != "none"
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False] * 5 + [judged], out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False] * 6 + [judged], out.stderr
