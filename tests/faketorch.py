@@ -46,6 +46,21 @@ BODIES: Dict[str, str] = {
         def get_num_threads():
             return 4
     """,
+    # The first process to import it hangs or exits (ONCE_DO=hang|exit, ONCE_FLAG: a file
+    # path); every later one gets the real torch in its place: a smoke worker that dies on its
+    # first test, and a new one that runs the rest.
+    "once_then_real": """
+        import importlib, os, sys, time
+        if not os.path.exists(os.environ["ONCE_FLAG"]):
+            open(os.environ["ONCE_FLAG"], "w").close()
+            if os.environ["ONCE_DO"] == "hang":
+                time.sleep(600)
+            os._exit(3)
+        _here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+        del sys.modules["torch"]
+        sys.modules["torch"] = importlib.import_module("torch")
+    """,
     "exit": """
         import os
         os._exit(3)

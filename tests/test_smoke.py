@@ -15,7 +15,14 @@ import pytest
 
 from envcheck.smoke import workloads
 from envcheck.smoke.distributed import render_table
-from envcheck.smoke.runner import free_port, hang_hints, run_all_reduce, run_one, run_suite
+from envcheck.smoke.runner import (
+    free_port,
+    hang_hints,
+    run_all_reduce,
+    run_in_turn,
+    run_one,
+    run_suite,
+)
 from tests.faketorch import make_fake_torch
 from tests.runner import envcheck
 
@@ -139,6 +146,59 @@ def test_a_hanging_test_is_killed_on_time_with_nothing_left(tmp_path: Path) -> N
     assert result.hints and "NCCL" not in " ".join(result.hints)
     assert "PTX" not in " ".join(result.hints)
     assert children() <= before
+
+
+@needs_torch
+@pytest.mark.parametrize("first", ["hang", "exit"])
+def test_tests_after_one_that_hung_or_crashed_run_in_a_new_worker(tmp_path: Path, first) -> None:
+    """matmul and amp share one worker (torch imported once); when the worker hangs or dies
+    on matmul, amp still runs, in a new worker, and passes."""
+    fake = make_fake_torch(tmp_path, "once_then_real")
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{fake}{os.pathsep}{Path.cwd()}",
+        ONCE_FLAG=str(tmp_path / "flag"),
+        ONCE_DO=first,
+    )
+    before = children()
+    events = []
+    results = run_in_turn(
+        ["matmul", "amp"],
+        "cpu",
+        8,
+        env=env,
+        progress=lambda e, label, *_: events.append((e, label)),
+    )
+    assert [(r.name, r.status) for r in results] == [
+        ("matmul", "timed_out" if first == "hang" else "failed"),
+        ("amp", "passed"),
+    ]
+    if first == "exit":
+        assert results[0].error.startswith("exited with code 3")
+    assert results[1].figures["bfloat16"]["skipped_steps"] == 0
+    starts = [label for e, label in events if e == "start"]
+    assert starts == ["matmul cpu", "amp cpu"]
+    assert [label for e, label in events if e == "done"] == starts
+    assert children() <= before
+
+
+@needs_torch
+def test_one_worker_answers_every_test_of_a_device(tmp_path: Path) -> None:
+    """One import of torch for the device's tests: the worker's answers, in order, carry their
+    test's name; a second worker is never started when the first answers them all."""
+    started = tmp_path / "started"
+    env = dict(os.environ, PYTHONSTARTUP="")
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        f"import sys\nopen({str(started)!r}, 'a').write(' '.join(sys.argv) + '\\n')\n"
+    )
+    env["PYTHONPATH"] = f"{hook}{os.pathsep}{Path.cwd()}"
+    results = run_in_turn(["health", "memory"], "cpu", 120, env=env)
+    assert [(r.name, r.status) for r in results] == [("health", "passed"), ("memory", "passed")]
+    assert [line for line in started.read_text().splitlines() if "health" in line] == [
+        "-m health,memory cpu"
+    ]
 
 
 def test_a_hanging_all_reduce_times_out_every_rank(tmp_path: Path) -> None:

@@ -106,6 +106,7 @@ class Child:
             raise ValueError("a forked child takes no env, cwd or stdin")
         self.argv: List[str] = list(argv)
         self.timeout = timeout
+        self._marker = marker
         self._start = time.monotonic()
         self._out = Capture(marker)
         self._err = Capture()
@@ -185,6 +186,31 @@ class Child:
     @property
     def pid(self) -> int:
         return self._proc.pid
+
+    def marked(self) -> List[str]:
+        """The complete lines starting with the marker that the child has printed so far,
+        in order (a child that answers more than once, while it runs)."""
+        if not self._marker:
+            return []
+        lines = self._out.text().split("\n")[:-1]  # the last piece may be a line in progress
+        return [line for line in lines if line.startswith(self._marker)]
+
+    @property
+    def running(self) -> bool:
+        """Whether the child has not exited yet (asked without waiting)."""
+        return self._result is None and not self._exited(time.monotonic())
+
+    def wait_for(self, ready: Callable[[], bool], deadline: float) -> bool:
+        """Until ``ready()`` holds, the child exits or ``deadline`` (time.monotonic) passes:
+        whether ``ready()`` held. The child is left running (or a zombie: see _exited)."""
+        while not ready():
+            if self._exited(min(deadline, time.monotonic() + 0.05)):
+                for thread in self._threads[:2]:  # what it printed before it exited
+                    thread.join(max(0.0, min(DRAIN_S, deadline - time.monotonic())))
+                return ready()
+            if time.monotonic() >= deadline:
+                return False
+        return True
 
     def wait(self) -> ChildResult:
         """Wait until the child exits or its time is up; kill its group either way."""

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union, cast
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 from .. import _proc
 from ..values import SmokeStatus
@@ -87,14 +87,19 @@ def free_port() -> int:
 
 
 def _parse(stdout: str) -> Optional[Dict[str, Any]]:
+    """The last answer in a child's output."""
     for line in reversed(stdout.splitlines()):
         if line.startswith(MARK):
-            try:
-                data = json.loads(line[len(MARK) :])
-            except json.JSONDecodeError:
-                return None
-            return data if isinstance(data, dict) else None
+            return _parse_line(line)
     return None
+
+
+def _parse_line(line: str) -> Optional[Dict[str, Any]]:
+    try:
+        data = json.loads(line[len(MARK) :])
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _wait_all(
@@ -130,16 +135,8 @@ def _result(name: str, device: str, child: _proc.ChildResult, timeout: float) ->
             hints=hang_hints(name, device),
         )
     if data is None:
-        tail = "\n".join(child.stderr.strip().splitlines()[-8:])
-        why = (
-            f"killed by {child.signal}" if child.signal else f"exited with code {child.returncode}"
-        )
         return SmokeResult(
-            name,
-            device,
-            SmokeStatus.FAILED,
-            round(child.duration_s, 3),
-            error=f"{why}\n{tail}".strip(),
+            name, device, SmokeStatus.FAILED, round(child.duration_s, 3), error=_why_ended(child)
         )
     return SmokeResult(
         name,
@@ -159,22 +156,118 @@ def run_one(
     env: Optional[Dict[str, str]] = None,
     progress: Optional[Progress] = None,
 ) -> SmokeResult:
-    if progress:
-        progress("start", f"{name} {device}", 0.0, None)
-    try:
-        child = _proc.Child(
-            [python, "-m", "envcheck.smoke.worker", name, device], timeout, env=env, marker=MARK
-        )
-    except OSError as exc:
-        result = SmokeResult(
-            name, device, SmokeStatus.FAILED, error=f"could not start {python}: {exc}"
-        )
-    else:
-        (done,) = _wait_all([child], name, device, progress)
-        result = _result(name, device, done, timeout)
-    if progress:
-        progress("done", f"{name} {device}", result.duration_s, result)
+    (result,) = run_in_turn([name], device, timeout, python, env, progress)
     return result
+
+
+def run_in_turn(
+    names: Sequence[str],
+    device: str,
+    timeout: float,
+    python: str = sys.executable,
+    env: Optional[Dict[str, str]] = None,
+    progress: Optional[Progress] = None,
+) -> List[SmokeResult]:
+    """The tests ``names`` on ``device``, in turn, in one worker that imports torch once
+    (importing it is most of a CPU smoke run's time). Each test has its own deadline, from
+    the moment the test before it answered (the first one's includes the import, as a test
+    in a fresh child always had): a test that hangs or crashes ends its worker, and the tests
+    after it run in a new one."""
+    results: List[SmokeResult] = []
+    while len(results) < len(names):
+        results += _worker(names[len(results) :], device, timeout, python, env, progress)
+    return results
+
+
+def _worker(
+    names: Sequence[str],
+    device: str,
+    timeout: float,
+    python: str,
+    env: Optional[Dict[str, str]],
+    progress: Optional[Progress],
+) -> List[SmokeResult]:
+    """What one worker answers: every test of ``names``, or those up to the first that hung
+    or crashed (with a result for that one)."""
+    if progress:
+        progress("start", f"{names[0]} {device}", 0.0, None)
+    argv = [python, "-m", "envcheck.smoke.worker", ",".join(names), device]
+    try:
+        child = _proc.Child(argv, timeout * len(names), env=env, marker=MARK)
+    except OSError as exc:
+        failed = SmokeResult(
+            names[0], device, SmokeStatus.FAILED, error=f"could not start {python}: {exc}"
+        )
+        if progress:
+            progress("done", f"{names[0]} {device}", 0.0, failed)
+        return [failed]
+    results: List[SmokeResult] = []
+    try:
+        for index, name in enumerate(names):
+            if index and progress:
+                progress("start", f"{name} {device}", 0.0, None)
+            result, ended = _answer(child, name, device, index, timeout, progress)
+            results.append(result)
+            if progress:
+                progress("done", f"{name} {device}", result.duration_s, result)
+            if ended:
+                break
+    finally:
+        child.kill()  # it has answered everything, or it is to go
+        child.wait()
+    return results
+
+
+TICK_S = 0.25  # how often a wait shows its progress
+
+
+def _answer(
+    child: _proc.Child,
+    name: str,
+    device: str,
+    index: int,
+    timeout: float,
+    progress: Optional[Progress],
+) -> Tuple[SmokeResult, bool]:
+    """The worker's answer for its test number ``index``, waited for until the deadline;
+    and whether the worker has ended (it hung, crashed or answered nonsense)."""
+    start = time.monotonic()
+    deadline = start + timeout
+
+    def answered() -> bool:
+        return len(child.marked()) > index
+
+    while not child.wait_for(answered, min(deadline, time.monotonic() + TICK_S)):
+        if not child.running or time.monotonic() >= deadline:
+            break
+        if progress:
+            progress("tick", f"{name} {device}", time.monotonic() - start, None)
+    took = round(time.monotonic() - start, 3)
+    lines = child.marked()
+    data = _parse_line(lines[index]) if len(lines) > index else None
+    if data is not None:
+        status = data.get("status", SmokeStatus.FAILED)  # as the worker says; SmokeResult checks
+        figures = data.get("figures") or {}
+        return SmokeResult(name, device, status, took, figures, data.get("error")), False
+    hung = child.running and not answered()
+    child.kill()
+    done = child.wait()
+    if answered():  # a marker line that is not an answer
+        error = f"the worker's answer could not be read: {lines[index][:200]!r}"
+        return SmokeResult(name, device, SmokeStatus.FAILED, took, error=error), True
+    if hung:
+        error = f"no result after {timeout:g} s; the test was killed"
+        return SmokeResult(
+            name, device, SmokeStatus.TIMED_OUT, took, error=error, hints=hang_hints(name, device)
+        ), True
+    return SmokeResult(name, device, SmokeStatus.FAILED, took, error=_why_ended(done)), True
+
+
+def _why_ended(child: _proc.ChildResult) -> str:
+    """Why a child gave no answer: its signal or exit code, and the end of its stderr."""
+    tail = "\n".join(child.stderr.strip().splitlines()[-8:])
+    why = f"killed by {child.signal}" if child.signal else f"exited with code {child.returncode}"
+    return f"{why}\n{tail}".strip()
 
 
 def run_all_reduce(
@@ -239,12 +332,18 @@ def run_suite(
     progress: Optional[Progress] = None,
     tests: Sequence[str] = DEFAULT_TESTS,
 ) -> List[SmokeResult]:
-    """Run ``tests`` (then ``extras``) in order; all_reduce once over all devices."""
-    results = []
-    for name in [*tests, *(e for e in extras if e not in tests)]:
-        if name == "all_reduce":
+    """Run ``tests`` (then ``extras``) in order: on each device, the run of tests before or
+    after all_reduce in one worker (:func:`run_in_turn`); all_reduce once over all devices.
+    Results come in the order of the tests, each test's devices together."""
+    names = [*tests, *(e for e in extras if e not in tests)]
+    results: List[SmokeResult] = []
+    while names:
+        if names[0] == "all_reduce":
             results.append(run_all_reduce(devices, timeout, python, env, progress))
+            names = names[1:]
             continue
-        for device in devices:
-            results.append(run_one(name, device, timeout, python, env, progress))
+        run = names[: names.index("all_reduce")] if "all_reduce" in names else names
+        per_device = [run_in_turn(run, d, timeout, python, env, progress) for d in devices]
+        results += [r for i in range(len(run)) for r in (done[i] for done in per_device)]
+        names = names[len(run) :]
     return results

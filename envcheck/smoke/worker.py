@@ -1,6 +1,9 @@
-"""Child entry point: run one smoke workload and print its result as a marker line.
+"""Child entry point: run smoke workloads in turn, printing each result as a marker line.
 
-    python -m envcheck.smoke.worker TEST DEVICE
+    python -m envcheck.smoke.worker TEST[,TEST...] DEVICE
+
+torch is imported once for all of them; the parent reads each answer as it comes, and
+kills the worker when a test runs past its deadline.
 
 For all_reduce the parent starts one worker per rank with RANK, WORLD_SIZE,
 MASTER_ADDR and MASTER_PORT set. Anything torch prints is ignored by the parent;
@@ -24,7 +27,13 @@ MARK = "@@envcheck-smoke@@"
 
 
 def main(argv: List[str]) -> int:
-    test, device = argv[0], argv[1]
+    names, device = argv[0].split(","), argv[1]
+    for test in names:
+        _run(test, device)
+    return 0
+
+
+def _run(test: str, device: str) -> None:
     start = time.perf_counter()
     try:
         from . import workloads
@@ -44,10 +53,10 @@ def main(argv: List[str]) -> int:
     except Exception as exc:  # a wrong result, or torch failing (no kernel image, NCCL error)
         lines = traceback.format_exception_only(type(exc), exc)
         result = {"status": SmokeStatus.FAILED, "error": "".join(lines).strip()[-2000:]}
+    result["test"] = test
     result["duration_s"] = round(time.perf_counter() - start, 3)
     sys.stdout.write("\n" + MARK + " " + json.dumps(result) + "\n")
     sys.stdout.flush()
-    return 0
 
 
 def _all_reduce(workloads: ModuleType, device: str) -> Dict[str, Any]:
