@@ -9,12 +9,12 @@ here (this module). The answers live in those two places, once.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
 from . import builds
+from ._record import record
 from .facts import Facts, RuntimeStatus, SystemFacts
 from .tables.model import Tables, parse_driver, parse_version
 from .values import Arch, ComputeCapability, Gfx, OsFamily, Platform, Variant
@@ -77,7 +77,7 @@ class CoverageLevel(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ArchCoverage:
     """How a build's arch list serves one GPU: native, ptx (JIT), none, or unknown."""
 
@@ -150,7 +150,7 @@ def toolkit_misses(
     return sorted(set(out))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TorchLabel:
     """How torch's files (``torch/version.py``) and its metadata (the dist-info) name the
     installed build, when they differ. ``agree``: True when they are one install (PyPI's

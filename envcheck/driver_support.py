@@ -7,12 +7,13 @@ them here, the same way; :mod:`envcheck.compat` holds the other shared questions
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Optional, Tuple
 
 from packaging.version import Version
 
+from ._record import record
 from .facts import Facts
 from .tables.model import Tables, parse_driver, parse_version
 from .values import OsFamily, Variant
@@ -31,7 +32,7 @@ class DriverLevel(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DriverVerdict:
     """Can a driver run a CUDA build? ``level`` is full, minor, too_old or unknown."""
 
@@ -48,7 +49,7 @@ class DriverVerdict:
     unverified_below: Optional[Version] = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FullFloor:
     """The driver from which a CUDA build is fully supported, and what that rests on."""
 

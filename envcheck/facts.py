@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, Optional
 
+from ._record import record
 from .facts_codec import FactsError, build, convert, field_type, kind_of, to_plain
 from .values import ComputeCapability, GpuArch, OsFamily, Variant
 
@@ -73,7 +74,7 @@ class RuntimeStatus(str, enum.Enum):
 # --------------------------------------------------------------------------- system
 
 
-@dataclass
+@record
 class CgroupFacts:
     """Limits the container or systemd slice puts on this process."""
 
@@ -82,14 +83,14 @@ class CgroupFacts:
     memory_limit: Optional[int] = None  # bytes; None when unlimited
 
 
-@dataclass
+@record
 class DiskFacts:
     path: str = ""
     total: Optional[int] = None
     free: Optional[int] = None
 
 
-@dataclass
+@record
 class NicFacts:
     """A network device on PCI (Linux sysfs): NCCL's inter-node traffic goes through it."""
 
@@ -100,7 +101,7 @@ class NicFacts:
     speed_mbps: Optional[int] = None  # net devices: the link speed, where up
 
 
-@dataclass
+@record
 class SystemFacts:
     os: str = ""  # platform.system(): Linux, Darwin, Windows
     os_version: Optional[str] = None  # macOS / Windows release, e.g. "14.5", "10.0.22631"
@@ -113,8 +114,7 @@ class SystemFacts:
     hostname: Optional[str] = None  # redacted (None) unless the user asks for it
     wsl: Optional[int] = None  # 1 or 2 under Windows Subsystem for Linux
     container: Optional[str] = None  # docker, podman, kubernetes, containerd, lxc, apptainer
-    # An NVIDIA Jetson board: its device-tree model ("NVIDIA Jetson AGX Orin Developer Kit")
-    # or L4T release ("R36 (release), REVISION: 4.0"); None elsewhere
+    # a Jetson board's device-tree model ("NVIDIA Jetson AGX Orin ...") or L4T release
     jetson: Optional[str] = None
     cgroup: CgroupFacts = field(default_factory=CgroupFacts)
     cpu_model: Optional[str] = None
@@ -139,7 +139,7 @@ class SystemFacts:
 # --------------------------------------------------------------------------- python
 
 
-@dataclass
+@record
 class PythonFacts:
     version: str = ""  # "3.11.7"
     implementation: str = ""  # CPython, PyPy
@@ -170,7 +170,7 @@ class PythonFacts:
 NVML_NO_DRIVER = frozenset({"library_not_found", "driver_not_loaded"})
 
 
-@dataclass
+@record
 class NvmlStatus:
     """How talking to NVML went. ``ok`` False always comes with ``error``."""
 
@@ -182,7 +182,7 @@ class NvmlStatus:
     version: Optional[str] = None  # NVML library version, e.g. "12.535.104.05"
 
 
-@dataclass
+@record
 class PcieFacts:
     """A GPU's PCIe link and the path to it (Linux sysfs): what decides whether GPUs can talk
     peer-to-peer, and how fast."""
@@ -200,7 +200,7 @@ class PcieFacts:
     acs_unread: List[str] = field(default_factory=list)  # those whose ACS could not be read
 
 
-@dataclass
+@record
 class NvLinkFacts:
     """One NVLink of a GPU, as NVML reports it."""
 
@@ -210,7 +210,7 @@ class NvLinkFacts:
     remote_bus_id: Optional[str] = None  # the PCI bus id at the far end (a GPU or NVSwitch)
 
 
-@dataclass
+@record
 class GpuPairFacts:
     """How two GPUs reach each other (NVML's topology and P2P status for the pair).
 
@@ -230,7 +230,7 @@ class GpuPairFacts:
     p2p_nvlink: Optional[str] = None
 
 
-@dataclass
+@record
 class GpuFacts:
     index: int = 0
     name: Optional[str] = None
@@ -256,7 +256,7 @@ class GpuFacts:
     nvlinks: Optional[List[NvLinkFacts]] = None  # None where NVML has no NVLink for it
 
 
-@dataclass
+@record
 class NvidiaFacts:
     kernel_module: Optional[str] = None  # "proprietary", "open", or None when not loaded
     driver_version: Optional[str] = None  # "535.104.05"
@@ -268,14 +268,14 @@ class NvidiaFacts:
     pairs: List[GpuPairFacts] = field(default_factory=list)  # every GPU pair, when 2 or more
 
 
-@dataclass
+@record
 class AmdGpuFacts:
     index: int = 0
     gfx: Optional[str] = None  # LLVM target, e.g. "gfx942", from KFD's gfx_target_version
     device_id: Optional[str] = None  # PCI device id, e.g. "0x74a1"
 
 
-@dataclass
+@record
 class AmdFacts:
     """AMD GPUs, for ROCm builds of torch (Linux: the amdgpu driver's KFD topology)."""
 
@@ -286,7 +286,7 @@ class AmdFacts:
 # --------------------------------------------------------------------------- torch
 
 
-@dataclass
+@record
 class PackageFacts:
     """One installed distribution, read from its metadata folder (no import)."""
 
@@ -296,7 +296,7 @@ class PackageFacts:
     installer: Optional[str] = None  # contents of INSTALLER: pip, uv, conda, ...
 
 
-@dataclass
+@record
 class CondaPackageFacts:
     name: str = ""
     version: str = ""
@@ -304,7 +304,7 @@ class CondaPackageFacts:
     channel: Optional[str] = None
 
 
-@dataclass
+@record
 class TorchFacts:
     """The installed torch as its files describe it; read without importing torch."""
 
@@ -335,7 +335,7 @@ class TorchFacts:
         return Variant.of_build(self.version, self.cuda, self.hip, self.xpu)
 
 
-@dataclass
+@record
 class CudaDeviceFacts:
     index: int = 0
     name: Optional[str] = None
@@ -344,7 +344,7 @@ class CudaDeviceFacts:
     multiprocessors: Optional[int] = None
 
 
-@dataclass
+@record
 class TorchRuntimeFacts:
     """What a child process that really imported torch saw (the deep probe)."""
 
@@ -381,7 +381,7 @@ class TorchRuntimeFacts:
 # --------------------------------------------------------------------------- toolkit
 
 
-@dataclass
+@record
 class CompilerFacts:
     """A C/C++ compiler found on PATH (or named by CC/CXX)."""
 
@@ -391,7 +391,7 @@ class CompilerFacts:
     version: Optional[str] = None  # "12.2.0"
 
 
-@dataclass
+@record
 class CacheDirFacts:
     """A folder torch.compile writes to (Inductor, Triton)."""
 
@@ -401,7 +401,7 @@ class CacheDirFacts:
     writable: Optional[bool] = None  # None: could not be told
 
 
-@dataclass
+@record
 class ToolkitFacts:
     """What builds code for torch: nvcc and CUDA_HOME (CUDA extensions), the host compilers,
     ninja, and what torch.compile needs (a C compiler, writable caches, libcuda.so)."""
@@ -434,7 +434,7 @@ class ToolkitFacts:
     toolchain_probed: bool = False  # the fields above were looked at (not a pasted report)
 
 
-@dataclass
+@record
 class ProbeError:
     """A probe step that failed in a way it had no field for (a bug or a surprise)."""
 
@@ -445,7 +445,7 @@ class ProbeError:
 # --------------------------------------------------------------------------- the record
 
 
-@dataclass
+@record
 class Facts:
     schema_version: int = SCHEMA_VERSION
     envcheck_version: str = ""

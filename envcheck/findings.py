@@ -9,15 +9,16 @@ badly or may break", ``info`` is worth knowing. Every rule lives in one registry
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Dict, FrozenSet, Optional, Sequence, Tuple, Union
 
+from ._record import record
 from .values import Severity
 
 SEVERITIES = tuple(s.value for s in Severity)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     code: str  # "DRV001"
     name: str  # "driver-too-old"
@@ -59,7 +60,7 @@ class Rule:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     code: str
     name: str

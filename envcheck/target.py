@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
+
+from ._record import record
 
 OWN = "envcheck's own interpreter"
 # Files that mark a project's root: the .venv search stops there (uv looks the same way).
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     python: Optional[str]  # the interpreter to describe; None: envcheck's own
     reason: str  # why, as the header says it

@@ -39,6 +39,7 @@ LAYERS: List[Tuple[str, ...]] = [
     # values and plumbing that know nothing of envcheck's pipeline
     (
         "envcheck._version",
+        "envcheck._record",
         "envcheck.values",
         "envcheck._text",
         "envcheck._progress",

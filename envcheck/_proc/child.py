@@ -14,9 +14,9 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from .._record import record
 from .capture import Capture, feed_stdin, pump
 from .forked import _Forked
 from .watchdog import start_watchdog
@@ -27,7 +27,7 @@ _Process = Union["subprocess.Popen[bytes]", _Forked]
 _ENTRY = __name__.rsplit(".", 2)[0] + "._entry"  # envcheck._entry
 
 
-@dataclass
+@record
 class ChildResult:
     returncode: Optional[int]  # None when it timed out
     stdout: str

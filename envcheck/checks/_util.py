@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
 # Re-exported for the checks.
+from .._record import record
 from ..compat import has_amd_gpu as has_amd_gpu
 from ..compat import has_nvidia_gpu as has_nvidia_gpu
 from ..compat import platform_of as platform_of
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..install import InstallPlan
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Planned:
     """The report's one install plan, as the checks see it.
 

@@ -12,7 +12,7 @@ resolver; and the verdict once (envcheck.verdict). The result is a frozen
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -28,6 +28,7 @@ from typing import (
     Union,
 )
 
+from .._record import record
 from ..facts import Facts
 from ..findings import Finding, Rule, sort_key
 from ..rules import RULES, follows, lookup, not_judged, with_details
@@ -232,7 +233,7 @@ def _available(
     return available
 
 
-@dataclass
+@record
 class _Found:
     """The findings that come from outside the checks: unmet requirements, smoke results (and
     the results themselves, with the busbw their links allow) and pasted messages."""
@@ -277,7 +278,7 @@ class _Found:
         return found
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Selection:
     """The user's selection: the codes to drop (``--ignore`` and the project's ``ignore``),
     and the entries that name no finding, with where each list came from."""
@@ -338,7 +339,7 @@ def _messages_found(tables: Tables, findings: Sequence[Finding]) -> Dict[str, Me
     return {m.id: m for m in tables.messages if m.id in names} if names else {}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Judged:
     """The findings (sorted, the install command under the first one it fixes), the codes the
     selection dropped, the install advice, and the rules not judged."""

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple
 
+from .._record import record
 from ..facts import Facts
 from ..findings import Finding
 from ..rules import NOT_VERIFIED
@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # without importing these at run time: the static check stays
     from ..tables.model import LinkTable
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Advice:
     """The one install plan of a report, rendered for one manager."""
 
@@ -46,13 +46,13 @@ class Advice:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NotRun:
     code: str
     why: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Report:
     """Everything one run decided. Formats render it; nothing here is recomputed there."""
 

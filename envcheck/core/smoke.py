@@ -4,9 +4,9 @@ links allow (:func:`with_expected`), and the findings they become (:func:`smoke_
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .._record import record
 from ..facts import Facts, RuntimeStatus
 from ..findings import Finding
 from ..rules import RULES
@@ -118,7 +118,7 @@ def _busbw_findings(r: SmokeResult) -> List[Finding]:
     ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SmokeTargets:
     """Where the smoke tests run, and, when the machine has GPUs they do not run on, why:
     a pass on the CPU says nothing about a GPU that is there (``envcheck smoke --strict``

@@ -8,9 +8,10 @@ text" never reads as "fine" or as "broken".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
+from .._record import record
 from ..facts import Facts, RuntimeStatus
 from ..findings import Finding
 from ..rules import DETAILS, RULES, with_details
@@ -54,7 +55,7 @@ KEY_FACTS = [
 ]
 
 
-@dataclass
+@record
 class Explanation:
     """`envcheck explain`: the messages recognised in one text, and the facts they carry."""
 

@@ -17,9 +17,9 @@ is installed, and is never read as a fact. Linear in the input: each line (at mo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from .._record import record
 from .into_facts import NAMES, compatible, os_family, put
 from .reading import Reading, lines_matching, lines_of, lowered
 from .scanning import prefixes
@@ -28,7 +28,7 @@ WHERE = "labelled facts"
 MAX_FINDS = 20  # values kept per fact: a text that repeats one label a thousand times
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fact:
     """A fact reporters state: the words that label it, and the grammar of its value."""
 
@@ -253,7 +253,7 @@ COLLECT_ENV_SAYS = frozenset(
 )
 
 
-@dataclass
+@record
 class Found:
     value: str
     label: str

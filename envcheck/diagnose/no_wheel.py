@@ -17,11 +17,11 @@ fact that would decide between them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
 
+from .._record import record
 from ..compat import INDEX_URL
 from ..facts import Facts
 from ..install import Blocker, NoPlan, Wish, resolve
@@ -61,7 +61,7 @@ _ABI_TAG = re.compile(r"matching Python ABI tag \(e\.g\., `cp3(\d{1,2})`\)")
 _CURRENT_PY = re.compile(r"current Python version \((3\.\d{1,2})(?:\.\d{1,2})?\)")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ask:
     """What the installer was asked, and of which machine, as far as the text says."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
+from .._record import record
 from ..facts import Facts
 from ..values import Variant
 
@@ -30,7 +31,7 @@ _WIDTH = (("\uff1a", ": "), ("\u3000", " "), ("\u00a0", " "), ("\uff08", "("), (
 _FENCE = re.compile(r"^\s*(```|~~~)[\w-]*\s*$")
 
 
-@dataclass
+@record
 class Reading:
     """Facts built from text, what was seen, and what the text says about itself."""
 

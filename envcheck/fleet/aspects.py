@@ -8,16 +8,16 @@ the report was taken, free memory and disk) are not in it, so they are never rep
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
+from .._record import record
 from ..facts import Facts, RuntimeStatus
 from ..probes.environ import PREFIXES
 
 Read = Callable[[Facts], Optional[str]]  # None: the report does not say
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Aspect:
     label: str  # "torch build"
     code: str  # the rule a difference raises

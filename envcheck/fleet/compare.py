@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .._record import record
 from ..facts import Facts, RuntimeStatus
 from ..findings import Finding, sort_key
 from ..rules import RULES
@@ -25,7 +26,7 @@ from .hostlist import count, fold
 from .inputs import Inputs, Machine, Unreadable
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Difference:
     aspect: Aspect
     majority: Optional[str]  # None when no value is held by more machines than any other
@@ -37,7 +38,7 @@ class Difference:
         return [n for value, names in self.groups if value != self.majority for n in names]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FleetReport:
     machines: Tuple[str, ...]
     findings: Tuple[Finding, ...]

@@ -9,10 +9,11 @@ the others from being compared, and never becomes a traceback.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import IO, Any, Dict, Iterable, List, Optional, Tuple
 
+from .._record import record
 from ..facts import Facts, FactsError
 from ..findings import Finding
 from ..values import Severity
@@ -22,7 +23,7 @@ from ..values import Severity
 MAX_REPORT_BYTES = 16 << 20
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Machine:
     name: str  # its host name when the report carries one, else the file's name
     source: str  # the file (or "stdin:N") it was read from
@@ -31,13 +32,13 @@ class Machine:
     checked: bool = False  # the report was check --json: its findings are the machine's
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unreadable:
     source: str
     why: str
 
 
-@dataclass
+@record
 class Inputs:
     machines: List[Machine] = field(default_factory=list)
     unreadable: List[Unreadable] = field(default_factory=list)

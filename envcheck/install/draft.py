@@ -4,16 +4,17 @@ frozen answer. Each step of ``resolve`` adds what it decided (a package, a note,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional, Tuple
 
+from .._record import record
 from ..values import Variant
 from .plan import CondaCommand, NoPlan, Package, Planned
 from .reasons import Blocker
 from .wish import Wish
 
 
-@dataclass
+@record
 class Draft:
     platform: Optional[str]
     python: Optional[str]

@@ -9,11 +9,11 @@ never "fits".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
+from .._record import record
 from ..compat import has_amd_gpu, has_nvidia_gpu, platform_of
 from ..facts import Facts
 from ..tables import Tables
@@ -38,7 +38,7 @@ LABELS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Cell:
     state: str  # FITS, CPU_ONLY or a Blocker's value
     why: str  # one line, the resolver's own words
@@ -49,7 +49,7 @@ class Cell:
         return LABELS.get(self.state, self.state)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CompatGrid:
     platform: Optional[str]
     python: Optional[str]

@@ -4,9 +4,9 @@ here. Each guard is one small function; ``first_stop`` asks them in order, once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple
 
+from .._record import record
 from ..compat import driver_drops, driver_predates
 from ..facts import Facts
 from ..tables import Tables
@@ -22,7 +22,7 @@ from .wish import Wish
 CPU_WAY_OUT = "use the CPU build (--variant cpu)"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Stop:
     """Why no build can be planned here, whatever the release: the plan's one answer."""
 
@@ -36,7 +36,7 @@ class Stop:
         return plan.no_plan(self.blocker)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Situation:
     """What the guards look at: the machine, the wish, and the newest release that matches."""
 

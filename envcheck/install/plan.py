@@ -13,9 +13,10 @@ satisfied by the installed ``2.13.0+cpu`` and change nothing.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
+from .._record import record
 from ..compat import INDEX_URL
 from ..values import Platform, Variant
 from .reasons import Blocker
@@ -23,7 +24,7 @@ from .wish import Wish
 from .wish import parse_python as parse_python  # cli.py imports it from here
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Package:
     name: str
     version: str
@@ -36,7 +37,7 @@ class Package:
         return f"{self.name}=={self.version}" + (f"+{self.local}" if self.local else "")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CondaCommand:
     """What a ``conda install`` from PyTorch's own channel needs besides the pins."""
 
@@ -48,7 +49,7 @@ class CondaCommand:
 
 # The flat record both kinds of plan serialise to (``to_dict``), field by field in the order
 # of the published JSON (docs/schema): its field types are the JSON Schema of a plan.
-@dataclass(frozen=True)
+@record(frozen=True)
 class PlanRecord:
     ok: bool
     platform: Optional[str]
@@ -73,7 +74,7 @@ class PlanRecord:
     externally_managed: bool
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Common:
     """What every answer says: the target, the wish, and the interpreter it installs into."""
 
@@ -107,7 +108,7 @@ class _Common:
         return asdict(record)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Planned(_Common):
     """A build that fits: torch, its variant and companions, with the reasons."""
 
@@ -180,7 +181,7 @@ class Planned(_Common):
         return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NoPlan(_Common):
     """No build fits: what conflicts, why as a value, and the nearest ways out."""
 

@@ -5,12 +5,12 @@ answered at all."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from .._record import record
 from ..compat import torch_version
 from ..facts import Facts
 from ..tables.model import parse_version
@@ -26,7 +26,7 @@ class WishError(ValueError):
     """A --torch, --variant, --python-version or --platform value that cannot be understood."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Wish:
     torch: str = "latest"  # latest, 2.5, 2.5.1, or a specifier like >=2.4,<2.7
     variant: str = "auto"  # auto, cpu, cuXYZ, rocmX.Y, xpu

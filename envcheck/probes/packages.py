@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import Callable, Iterable, List, Optional, Tuple
 
+from .._record import record
 from ..facts import CondaPackageFacts, PackageFacts
 
 _NORMALISE = re.compile(r"[-_.]+")
@@ -24,7 +24,7 @@ def normalise(name: str) -> str:
     return _NORMALISE.sub("-", name).lower()
 
 
-@dataclass
+@record
 class FoundDist:
     name: str
     version: str

@@ -4,10 +4,10 @@ busbw curve against the line its links allow. One palette, named by meaning."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from html import escape
 from typing import Any, Dict, List, Optional, Sequence
 
+from .._record import record
 from .smoke_text import _size
 
 # One palette, named by meaning: the screenshot test looks for these colours.
@@ -28,7 +28,7 @@ def escape_html(value: Any) -> str:
 _e = escape_html  # short, as every chart line uses it
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Bar:
     label: str
     value: Optional[float]  # None: no figure (a rank that failed or never came)
@@ -92,7 +92,7 @@ def busbw_chart(figures: Dict[str, Any]) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Plot:
     """The busbw chart's frame: message size on a log scale across, GB/s up."""
 

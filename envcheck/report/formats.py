@@ -8,14 +8,15 @@ format per run; the CLI sends GitHub annotations to stderr beside any of them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, Optional
+
+from .._record import record
 
 if TYPE_CHECKING:
     from ..core import Report
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Format:
     name: str
     render: Callable[[Report, bool, Optional[int]], str]  # (report, color, width) -> text

@@ -28,9 +28,9 @@ import statistics
 import sys
 import time
 import warnings
-from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
+from .._record import record
 from ..exitcodes import INTERNAL, NOT_READY
 from ..fleet.compare import FleetReport
 from ..fleet.ranks import breaks, rank_facts
@@ -143,7 +143,7 @@ def _own_record(torch: Any, launch: Launch) -> Dict[str, Any]:
     return record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Job:
     """This rank's view of the job: its place, and the waits. ``wait`` bounds every step
     once the job has started; rank 0 decides within ``timeout`` of its own start whether

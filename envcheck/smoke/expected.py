@@ -14,10 +14,10 @@ ranks copy through host memory and loopback TCP; there is no link to read).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
+from .._record import record
 from ..facts import Facts, GpuFacts, GpuPairFacts
 from ..tables.load import load_tables, tables_dir_from_env
 from ..tables.model import LinkTable
@@ -41,7 +41,7 @@ def measures_links(world_size: Optional[int]) -> bool:
     return (world_size or 0) >= 2
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Expected:
     """The expected peak busbw with its basis, or ``busbw_gbps`` None and why in ``basis``."""
 

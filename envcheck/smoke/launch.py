@@ -13,9 +13,10 @@ torchrun's variables win when both are present (torchrun started under srun).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import islice
 from typing import Dict, Iterator, List, Mapping, Optional
+
+from .._record import record
 
 MAX_HOSTS = 100_000  # a node list longer than this is not a real job
 
@@ -24,7 +25,7 @@ class LaunchError(ValueError):
     """The launcher's variables are missing, malformed or contradict each other."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Launch:
     launcher: str  # "torchrun" or "slurm"
     rank: int

@@ -7,9 +7,10 @@ code is envcheck.verdict's, from the same problems.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, Optional, Tuple
 
+from .._record import record
 from ..values import int_ranges
 from .launch import Launch
 
@@ -55,7 +56,7 @@ def passed(r: Record) -> bool:
     return r.get("matmul") == "passed" and r.get("all_reduce") == "passed" and "link" not in r
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RankVerdict:
     """One rank's verdict: ``kind`` for whoever colours it (ok, slow, slow_link, failed,
     missing, shared, not_run), ``text`` as the table prints it."""
@@ -69,7 +70,7 @@ class RankVerdict:
         return self.text.split(":")[0].split(" (")[0]
 
 
-@dataclass
+@record
 class RankJudgement:
     """What rank 0 concludes from the records: a verdict per rank ("ok", "SLOW (..)", "SLOW
     LINK to rank N (..)", "FAILED: ..", "MISSING", "SHARES its GPU ..", "not run ..") and the
@@ -126,7 +127,7 @@ def judge_ranks(
     return RankJudgement(world, verdicts, problems, hosts, nodes, notes)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Medians:
     """The medians ranks and links are compared with (None: nothing to compare)."""
 

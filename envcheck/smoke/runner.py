@@ -14,10 +14,11 @@ import socket
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 from .. import _proc
+from .._record import record
 from ..values import SmokeStatus
 from .worker import MARK
 
@@ -47,7 +48,7 @@ def hang_hints(name: str, device: str) -> List[str]:
     return hints
 
 
-@dataclass
+@record
 class SmokeResult:
     name: str
     device: str

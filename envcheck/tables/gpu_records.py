@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, Mapping, Optional, Tuple
 
 from packaging.version import Version
 
+from .._record import record
 from ..values import Arch, ComputeCapability
 from .versions import DriverVersion, Provenance
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FirstDriver:
     """The first driver that supports GPUs of a compute capability at all: an older one
     does not see the GPU, whatever CUDA a build uses."""
@@ -37,7 +38,7 @@ class FirstDriver:
         return driver.major >= self.branch
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Family:
     name: str
     capabilities: Tuple[ComputeCapability, ...]
@@ -54,7 +55,7 @@ class Family:
         return self.first_cuda_by_capability.get(capability, self.first_cuda)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SassRule:
     """Which devices SASS compiled for one ``sm_XY`` runs on."""
 
@@ -71,7 +72,7 @@ class SassRule:
         return self.min <= cc < self.below
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GpuModel:
     name: str
     capability: Optional[ComputeCapability]  # NVIDIA GPUs; None for an AMD GPU

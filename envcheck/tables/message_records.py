@@ -4,11 +4,12 @@ which other facts of the same text change the cause."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Optional, Sequence, Tuple, Union, overload
 
+from .._record import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class MessageCase:
     """What a message means when other facts of the same text say so: the same words from a
     macOS machine, a Blackwell GPU or a host whose driver works mean another cause."""
@@ -18,7 +19,7 @@ class MessageCase:
     fix: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MessageRule:
     """A family of messages users paste: one cause and one fix met in several wordings (other
     libraries, other versions of the message, locales where the OS translates it); its

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from .._record import record
 from ..values import ComputeCapability, Variant
 from .gpu_records import Family as Family
 from .gpu_records import FirstDriver as FirstDriver
@@ -37,7 +38,7 @@ from .versions import parse_driver as parse_driver
 from .versions import parse_version as parse_version
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Release:
     minor: str
     versions: Tuple[Version, ...]
@@ -130,7 +131,7 @@ class Release:
         return self.gfx_lists.get(variant)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ToolkitUpdate:
     """An update release of a CUDA minor (12.8.1 = "12.8 Update 1") and the driver it was
     released with, which can be higher than the GA's (570.124.06 against 570.26)."""
@@ -142,7 +143,7 @@ class ToolkitUpdate:
     provenance: Provenance
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CondaBuild:
     """One ``conda install`` line of PyTorch's pages: a build on the ``pytorch`` channel."""
 
@@ -152,7 +153,7 @@ class CondaBuild:
     channels: Tuple[str, ...]  # in the command's order: pytorch first
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CondaRelease:
     """The conda view of one torch version: the builds PyTorch gave conda commands for."""
 
@@ -174,7 +175,7 @@ class CondaRelease:
         return self.torchvision if name == "torchvision" else self.torchaudio
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CondaChannel:
     """PyTorch's own conda channel: the releases it published, and the last one."""
 
@@ -192,7 +193,7 @@ class CondaChannel:
         return next((r for r in self.releases if r.torch == base), None)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Toolkit:
     cuda: Version
     linux: Optional[Version]  # driver of the GA release: full compatibility from here
@@ -205,7 +206,7 @@ class Toolkit:
         return next((u for u in self.updates if u.version == version), None)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BundledCuda:
     """The CUDA update release a torch build bundles (its CUDA runtime wheel pin)."""
 
@@ -217,7 +218,7 @@ class BundledCuda:
     provenance: Provenance
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CompatPackage:
     """A forward-compatibility package and the driver branches NVIDIA lists it for."""
 
@@ -226,14 +227,14 @@ class CompatPackage:
     branches: Tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CompatBranch:
     branch: int
     designation: Optional[str]
     end_of_life: Optional[str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ForwardCompat:
     """NVIDIA forward compatibility: a cuda-compat package lets an older kernel driver of a
     listed branch run a newer CUDA, on Linux, on data-center GPUs only."""
@@ -256,7 +257,7 @@ class ForwardCompat:
         return min(fits, key=lambda p: p.cuda) if fits else None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MinorCompat:
     """Minor-version compatibility: every CUDA ``cuda_major``.x build runs from this driver."""
 
@@ -267,13 +268,13 @@ class MinorCompat:
     provenance: Provenance
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Caveat:
     id: str
     text: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TableFile:
     name: str
     path: Path
@@ -282,7 +283,7 @@ class TableFile:
     builtin: bool
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LinkTable:
     """compat_tables/links.json: GB/s per direction (10^9 bytes/s, as nccl-tests count)."""
 
@@ -308,7 +309,7 @@ class LinkTable:
         return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tables:
     files: Mapping[str, TableFile]
     releases: Tuple[Release, ...]  # oldest first

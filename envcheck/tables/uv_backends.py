@@ -4,15 +4,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator, Tuple
 
+from .._record import record
 from ..values import Variant
 
 AUTO = "auto"  # uv picks the backend from the machine's driver: not a variant
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UvBackends:
     """The values of ``--torch-backend``, in the table's order. ``variant in backends`` asks
     whether uv selects that variant's index itself; iterating gives the names uv accepts."""

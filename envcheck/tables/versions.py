@@ -3,11 +3,12 @@ each record comes from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Mapping, Optional, Tuple
 
 from packaging.version import Version
 
+from .._record import record
 from ..values import ComputeCapability
 
 PLATFORMS = (
@@ -58,7 +59,7 @@ def capability_key(cc: str) -> ComputeCapability:
     return ComputeCapability.parse(cc)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Provenance:
     sources: Tuple[str, ...]
     inferred: Tuple[str, ...] = ()

@@ -7,9 +7,9 @@ lists (``install``, ``make_venv``) for ``--run`` and the JSON document.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
+from ..._record import record
 from ...tables.uv_backends import UvBackends
 from ..manager import Manager
 from ..plan import Planned
@@ -17,7 +17,7 @@ from . import conda, pip, poetry, requirements, uv, uv_project
 from ._steps import Install, MakeVenv
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Renderer:
     """How one manager turns a plan into its command or project snippet."""
 
