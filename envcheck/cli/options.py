@@ -160,7 +160,6 @@ def emit(report: Report, fmt: str, junit: Optional[str]) -> bool:
     summary beside it. A format renders the Report; it decides nothing. The runner shows
     stdout and stderr in one log: when stdout already carries the annotations (--format
     github), they are not repeated on stderr, so each is shown once."""
-    from ..report import ci
     from ..report.formats import render
     from ..report.style import use_color
 
@@ -170,6 +169,8 @@ def emit(report: Report, fmt: str, junit: Optional[str]) -> bool:
     if junit:
         written = write_output(junit, render(report, "junit"), "--junit")
     if os.environ.get("GITHUB_ACTIONS") == "true":
+        from ..report import ci  # only here and with --junit (report.formats imports it then)
+
         if fmt != "github":
             click.echo(render(report, "github"), nl=False, err=True)
         try:
