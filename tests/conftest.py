@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import subprocess
+from typing import Any, Dict, Tuple
+
 import pytest
 
 from tests.fixtures import TABLES, profile
+from tests.runner import envcheck
 
 
 @pytest.fixture(autouse=True)
@@ -24,3 +30,13 @@ def tables():
 @pytest.fixture
 def load_profile():
     return profile
+
+
+@pytest.fixture(scope="session")
+def cpu_smoke() -> Tuple[subprocess.CompletedProcess, Dict[str, Any]]:
+    """One real `envcheck smoke --json` on this machine's CPU (about 12 s), shared by the
+    tests that only read what it printed: its exit, its JSON, its figures."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed in this environment")
+    run = envcheck("smoke", "--json", "--timeout", "120")
+    return run, json.loads(run.stdout)

@@ -153,9 +153,8 @@ def test_install_plans_validate(args) -> None:
         assert document["argv"] == shlex.split(document["command"])
 
 
-def test_smoke_results_validate() -> None:
-    pytest.importorskip("torch")
-    document = output("smoke", "--json", "--timeout", "120")
+def test_smoke_results_validate(cpu_smoke) -> None:
+    document = cpu_smoke[1]
     assert document["schema_version"] == 1
     validate("smoke", document)
 

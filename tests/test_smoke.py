@@ -16,12 +16,12 @@ import pytest
 from envcheck.smoke import workloads
 from envcheck.smoke.distributed import render_table
 from envcheck.smoke.runner import (
+    SmokeResult,
     free_port,
     hang_hints,
     run_all_reduce,
     run_in_turn,
     run_one,
-    run_suite,
 )
 from tests.faketorch import make_fake_torch
 from tests.runner import envcheck
@@ -30,9 +30,8 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed in this environment")
 
 
-@needs_torch
-def test_cpu_suite_passes_with_figures() -> None:
-    results = {r.name: r for r in run_suite(["cpu"], timeout=120)}
+def test_cpu_suite_passes_with_figures(cpu_smoke) -> None:
+    results = {r["name"]: SmokeResult(**r) for r in cpu_smoke[1]["results"]}
     assert {n: r.status for n, r in results.items()} == {
         "matmul": "passed",
         "amp": "passed",
@@ -362,10 +361,9 @@ def test_torchrun_with_two_simulated_nodes() -> None:
 
 
 @needs_torch
-def test_cli_smoke_json_and_exit_code() -> None:
-    out = envcheck("smoke", "--json")
+def test_cli_smoke_json_and_exit_code(cpu_smoke) -> None:
+    out, data = cpu_smoke
     assert out.returncode == 0, out.stdout + out.stderr
-    data = json.loads(out.stdout)
     assert data["passed"] is True and [r["name"] for r in data["results"]] == [
         "matmul",
         "amp",

@@ -56,9 +56,11 @@ def smoke(
     html: Optional[str],
     strict: bool,
 ) -> None:
-    """Prove the stack works: matmul, AMP and all_reduce, each in a child with a timeout.
+    """Prove the stack works: matmul, AMP and all_reduce, each under its own timeout.
 
-    On GPUs: every visible GPU, NCCL all_reduce over all of them. On the CPU: bf16,
+    A device's tests run in one child (torch imported once; one that hangs is killed and
+    the rest go on in a new child). On GPUs: every visible GPU, NCCL all_reduce over all of
+    them. On the CPU: bf16,
     and a 2-process gloo all_reduce; a GPU that torch cannot use is said to be left out.
     Exit 1 when a test fails or hangs (with --strict, also when a GPU was left out).
     """
