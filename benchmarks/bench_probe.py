@@ -6,9 +6,9 @@ machine noise hits them alike:
   static   `envcheck probe --no-deep --json`     vs  `python -m torch.utils.collect_env`
   deep     `envcheck probe --json`               vs  `python -c "import torch"`
 
-Each is a fresh process (what a user runs). Wall time is the median of N runs;
-peak RSS is the largest resident set of the process or any child it waited for
-(wait4's ru_maxrss). It also lists any torch module the static probe imported
+Each is a fresh process (what a user runs), timed as bench_targets.py times them;
+a ratio is the median of the N per-round ratios, of CPU time and of wall time; peak RSS
+is the largest resident set of the process or any child it waited for (wait4's ru_maxrss). It also lists any torch module the static probe imported
 (there must be none), from `python -X importtime`.
 
 Targets (issue 2): static >= 8x faster than collect_env and <= 40 MB peak RSS;
@@ -24,21 +24,10 @@ import os
 import statistics
 import subprocess
 import sys
-import time
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
-
-def measure(argv: List[str]) -> Tuple[float, float]:
-    """(seconds, peak RSS in MB) of one run of ``argv``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in (0, 1):  # `check` exits 1 on a machine that is not ready
-        raise SystemExit(f"{' '.join(argv)} exited with {proc.returncode}")
-    rss_kb = usage.ru_maxrss / (1024 if sys.platform == "darwin" else 1)  # bytes on macOS
-    return elapsed, rss_kb / 1024
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_targets import Run, measure
 
 
 def torch_modules_imported(python: str, command: str) -> List[str]:
@@ -72,29 +61,34 @@ def main() -> None:
     }
     for argv in commands.values():  # warm the page cache once; not counted
         measure(argv)
-    results: Dict[str, List[Tuple[float, float]]] = {name: [] for name in commands}
-    for _ in range(args.runs):
+    results: Dict[str, List[Run]] = {name: [] for name in commands}
+    for _ in range(args.runs):  # interleaved: a busy spell hits every command of a round
         for name, argv in commands.items():
             results[name].append(measure(argv))
 
-    med = {n: statistics.median(t for t, _ in r) for n, r in results.items()}
-    rss = {n: max(m for _, m in r) for n, r in results.items()}
     print(f"python {sys.version.split()[0]} at {py}, {args.runs} runs each, {os.cpu_count()} CPUs")
-    print(f"{'command':28} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MB':>12}")
+    print(f"{'command':28} {'CPU s':>7} {'wall s':>7} {'peak RSS MB':>12}")
     for name, runs in results.items():
-        times = [t for t, _ in runs]
-        print(f"{name:28} {med[name]:9.3f} {min(times):7.3f} {max(times):7.3f} {rss[name]:12.1f}")
-    static_speedup = med["collect_env"] / med["envcheck probe --no-deep"]
-    deep_ratio = med["envcheck probe (deep)"] / med["import torch"]
+        cpu = statistics.median(r.cpu for r in runs)
+        wall = statistics.median(r.wall for r in runs)
+        print(f"{name:28} {cpu:7.3f} {wall:7.3f} {max(r.rss for r in runs):12.1f}")
+
+    def ratio(a: str, b: str, what: str) -> float:  # the median of the per-round ratios
+        return statistics.median(
+            getattr(x, what) / getattr(y, what) for x, y in zip(results[a], results[b])
+        )
+
+    rss = max(r.rss for r in results["envcheck probe --no-deep"])
     print()
     print(
-        f"static probe: {static_speedup:.1f}x faster than collect_env (target >= 8x), "
-        f"peak RSS {rss['envcheck probe --no-deep']:.1f} MB (target <= 40 MB)"
+        f"static probe: {ratio('collect_env', 'envcheck probe --no-deep', 'cpu'):.1f}x less CPU "
+        f"({ratio('collect_env', 'envcheck probe --no-deep', 'wall'):.1f}x faster) than "
+        f"collect_env (target >= 8x), peak RSS {rss:.1f} MB (target <= 40 MB)"
     )
-    print(f"deep probe:   {deep_ratio:.2f}x the time of `import torch` (target <= 1.15x)")
     print(
-        f"static check: {med['collect_env'] / med['envcheck check --no-deep']:.1f}x faster than "
-        f"collect_env, peak RSS {rss['envcheck check --no-deep']:.1f} MB"
+        f"deep probe:   {ratio('envcheck probe (deep)', 'import torch', 'cpu'):.2f}x the CPU "
+        f"({ratio('envcheck probe (deep)', 'import torch', 'wall'):.2f}x the wall time) of "
+        "`import torch` (target <= 1.15x)"
     )
     for command in ("probe", "check"):
         modules = torch_modules_imported(py, command)
