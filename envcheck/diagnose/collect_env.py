@@ -42,6 +42,8 @@ _KEYS = {
 _GPU_HEAD = re.compile(r"\s*GPU\s+(\d{1,6})\s*:")
 _PIP = re.compile(r"^\[(?:pip|pip3|uv)\]\s+([A-Za-z0-9_.-]+)\s*==\s*(\S+)")
 _COMPANIONS = ("torchvision", "torchaudio", "triton", "pytorch-triton")
+_MODEL_NAME = re.compile(r"^Model name:\s*(.+)$")
+_CPU_FIELD = re.compile(r"^[A-Za-z0-9 ()/_.-]+:")
 _CONDA = re.compile(r"^\[conda\]\s+([A-Za-z0-9_.-]+)\s+(\S+)(?:\s+(\S+))?(?:\s+(\S+))?")
 
 
@@ -68,15 +70,15 @@ def read_collect_env(text: str, reading: Reading) -> bool:
             if stripped:
                 section = "top"
         if section == "cpu":
-            match = re.match(r"^Model name:\s*(.+)$", stripped)
+            match = _MODEL_NAME.match(stripped)
             if match:
                 cpu_model = match.group(1).strip()
-            if stripped and not re.match(r"^[A-Za-z0-9 ()/_.-]+:", stripped):
+            if stripped and not _CPU_FIELD.match(stripped):
                 section = "top"
             else:
                 continue
         name, colon, rest = stripped.partition(":")
-        if not colon and stripped.lower().startswith("pytorch version "):
+        if not colon and stripped[:16].lower() == "pytorch version ":
             name, colon, rest = stripped[:15], ":", stripped[16:]  # retyped without its colon
         key = _KEYS.get(name.strip().lower()) if colon else None
         if key:
