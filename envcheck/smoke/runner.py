@@ -1,9 +1,10 @@
-"""Run the smoke suite: each test in its own child process with a timeout.
+"""Run the smoke suite: each test under its own timeout, in child processes.
 
 A hang is normal in the field (an NCCL all_reduce waiting forever, a first start
 JIT-compiling PTX), so every test is bounded: a child that runs over is killed
 with its whole process group, reported as timed out with what to try, and the
-rest of the suite goes on.
+rest of the suite goes on. A device's tests run in turn in one child (importing
+torch is most of a CPU run's time); all_reduce runs one child per rank.
 """
 
 from __future__ import annotations
