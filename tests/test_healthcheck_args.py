@@ -87,4 +87,5 @@ def test_the_click_command_refuses_what_it_cannot_read(capsys) -> None:
     with pytest.raises(click.exceptions.Exit) as stopped:
         command.make_context("healthcheck", ["--gpu", "2"])
     assert stopped.value.exit_code == 1
-    assert capsys.readouterr().out.startswith("unhealthy: No such option '--gpu'")
+    out = capsys.readouterr().out  # click's words differ between its versions
+    assert out.startswith("unhealthy: No such option") and "--gpu" in out and out.count("\n") == 1
