@@ -10,7 +10,10 @@ is still generated (it runs often, and its defaults and factories are the datacl
 do the same for every class, so one function each serves them all, with dataclasses' semantics:
 equal when the other is of the very same class and every compared field is equal; a repr of the
 fields with ``repr=True``; a frozen record hashes its compared fields (``hash=`` honoured), a
-mutable one is unhashable. A method the class defines itself is kept.
+mutable one is unhashable. A method the class defines itself is kept. Fields compare as one
+tuple, as dataclasses did up to Python 3.12, on every Python: a record holding a NaN equals
+itself (3.13's field-by-field ``__eq__`` says it does not), which keeps ``==`` reflexive and in
+step with ``__hash__``.
 
 For mypy, ``record`` *is* ``dataclasses.dataclass`` (see the TYPE_CHECKING branch).
 """

@@ -40,16 +40,22 @@ VALUES = [
 ]
 
 
+def same_in_every_python(a: dict, b: dict) -> bool:
+    """Python 3.13's dataclasses compare field by field, so a field holding the very same NaN
+    makes two instances unequal there and equal in 3.9-3.12, which compare tuples."""
+    return not any(isinstance(v, float) and v != v for v in (*a.values(), *b.values()))
+
+
 @pytest.mark.parametrize("frozen", [False, True])
 def test_equality_and_repr_are_dataclasses(frozen: bool) -> None:
     plain, ours = pair(frozen)
     for a in VALUES:
         assert repr(ours(**a)).replace("Point", "P") == repr(plain(**a)).replace("Point", "P")
-        for b in VALUES:
+        for b in filter(lambda b: same_in_every_python(a, b), VALUES):
             assert (ours(**a) == ours(**b)) == (plain(**a) == plain(**b)), (a, b)
             assert (ours(**a) != ours(**b)) == (plain(**a) != plain(**b)), (a, b)
-    nan = float("nan")  # the same object: equal in a tuple, as dataclasses compare
-    assert (ours(x=1, y=nan) == ours(x=1, y=nan)) == (plain(x=1, y=nan) == plain(x=1, y=nan))
+    nan = float("nan")  # the same object: equal in a tuple, as dataclasses compared up to 3.12
+    assert ours(x=1, y=nan) == ours(x=1, y=nan) and ours(x=1, y=nan) != ours(x=1, y=float("nan"))
     assert ours(x=1) != plain(x=1) and ours(x=1) != (1,)
 
 
