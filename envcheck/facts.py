@@ -114,8 +114,8 @@ class SystemFacts:
     hostname: Optional[str] = None  # redacted (None) unless the user asks for it
     wsl: Optional[int] = None  # 1 or 2 under Windows Subsystem for Linux
     container: Optional[str] = None  # docker, podman, kubernetes, containerd, lxc, apptainer
-    # a Jetson board's device-tree model ("NVIDIA Jetson AGX Orin ...") or L4T release
-    jetson: Optional[str] = None
+    jetson: Optional[str] = None  # a Jetson's device-tree model, or its L4T release line
+    l4t: Optional[str] = None  # a Jetson's L4T release, "36.4.3": which JetPack it runs
     cgroup: CgroupFacts = field(default_factory=CgroupFacts)
     cpu_model: Optional[str] = None
     cpus_logical: Optional[int] = None

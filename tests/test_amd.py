@@ -178,59 +178,6 @@ def test_cpu_torch_on_an_amd_box_is_an_error_with_the_rocm_fix() -> None:
     assert "No build of torch 2.13.0 is known to fit (kernels for gfx942 in torch" in finding.fix
 
 
-# ---------------------------------------------------------------- NVIDIA Jetson
-
-
-def jetson_box() -> Facts:
-    facts = Facts.from_json((PROFILES / "docker-small-shm.json").read_text())
-    facts.system.machine = "aarch64"
-    facts.system.jetson = "NVIDIA Jetson AGX Orin Developer Kit"
-    return facts
-
-
-def test_jetson_is_detected_from_the_device_tree_or_l4t_release(tmp_path: Path) -> None:
-    from envcheck.probes.system import detect_jetson
-
-    assert detect_jetson(tmp_path) is None
-    (tmp_path / "etc").mkdir()
-    (tmp_path / "etc/nv_tegra_release").write_text(
-        "# R36 (release), REVISION: 4.0, GCID: 37537400, BOARD: generic, EABI: aarch64\n"
-    )
-    assert detect_jetson(tmp_path) == "L4T R36 (release), REVISION: 4.0"
-    (tmp_path / "proc/device-tree").mkdir(parents=True)
-    (tmp_path / "proc/device-tree/model").write_text("NVIDIA Jetson Orin Nano Developer Kit\x00")
-    assert detect_jetson(tmp_path) == "NVIDIA Jetson Orin Nano Developer Kit"
-
-
-def test_jetson_gets_no_install_command_it_cannot_verify() -> None:
-    facts = jetson_box()
-    plan = resolve(facts, TABLES, Wish(), "linux-aarch64")
-    assert plan.ok is False and list(plan.packages) == []
-    assert "PyTorch's aarch64 CUDA wheels are SBSA builds" in plan.conflicts[0]
-    assert any("forums.developer.nvidia.com/t/pytorch-for-jetson" in w for w in plan.ways_out)
-    cpu = resolve(facts, TABLES, Wish(variant="cpu"), "linux-aarch64")
-    assert cpu.ok is True and cpu.variant == "cpu"  # asked for explicitly: no GPU claim
-
-
-def test_jetson_report_says_so_and_a_plain_arm_box_does_not() -> None:
-    report = report_of(jetson_box())
-    (jetson,) = [f for f in report.findings if f.code == "TRC005"]
-    assert "NVIDIA Jetson AGX Orin Developer Kit" in jetson.title
-    assert "forums.developer.nvidia.com" in jetson.fix and jetson.command is None
-    plain = jetson_box()
-    plain.system.jetson = None
-    assert not [f for f in report_of(plain).findings if f.code == "TRC005"]
-
-
-def test_jetson_can_be_simulated_by_override() -> None:
-    from envcheck.probes.overrides import apply_overrides, parse_overrides
-
-    facts = Facts()
-    env = {"ENVCHECK_FACT_SYSTEM_JETSON": "NVIDIA Jetson AGX Thor"}
-    apply_overrides(facts, parse_overrides(env))
-    assert facts.system.jetson == "NVIDIA Jetson AGX Thor"
-
-
 def test_the_report_header_names_the_amd_gpus() -> None:
     """An MI300X box was headed "no driver · no GPU" in text and markdown alike."""
     from tests.runner import envcheck
@@ -247,39 +194,6 @@ def test_the_report_header_names_the_amd_gpus() -> None:
         assert "no GPU" not in head and "no driver" not in head and "driver none" not in head
 
 
-JETSON_ORIN = {
-    "ENVCHECK_FACT_SYSTEM_JETSON": "NVIDIA Jetson AGX Orin Developer Kit",
-    "ENVCHECK_FACT_SYSTEM_MACHINE": "aarch64",
-    "ENVCHECK_DRIVER_VERSION": "540.4.0",
-    "ENVCHECK_CUDA_DRIVER_VERSION": "12.6",
-    "ENVCHECK_GPUS": "Orin (nvgpu):8.7:64GiB",
-    "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cu130",
-    "ENVCHECK_FACT_TORCH_CUDA": "13.0",
-    "ENVCHECK_FACT_PYTHON_VERSION": "3.11.7",
-}
-
-
-def _fixes(stdout: str) -> str:
-    return " ".join(stdout.split())
-
-
-def test_jetson_orin_report_with_the_shipped_tables() -> None:
-    """Issue 28.5, as a user on an Orin with a PyPI cu130 torch reads it: the tables know
-    sm_87 (no TBL001), ARC003 says plainly that no release has kernels for it, and DRV001
-    points at JetPack, not at a desktop driver branch."""
-    from tests.runner import envcheck
-
-    run = envcheck("check", "--no-deep", env=JETSON_ORIN)
-    text = _fixes(run.stdout)
-    assert "TBL001" not in run.stdout, run.stdout
-    assert "is no release in the tables" not in text
-    assert "No torch release in the tables has kernels for this GPU" in text, run.stdout
-    assert "forums.developer.nvidia.com/t/pytorch-for-jetson" in text
-    drv001 = text[text.index("DRV001") : text.index("WARNING")]
-    assert "On a Jetson the driver comes with JetPack (L4T): upgrade JetPack" in drv001, drv001
-    assert "Upgrade the NVIDIA driver" not in drv001
-
-
 def test_the_tables_know_a_capability_from_a_gpu_model_or_an_sm_rule() -> None:
     from envcheck.tables import load_tables
 
@@ -290,14 +204,3 @@ def test_the_tables_know_a_capability_from_a_gpu_model_or_an_sm_rule() -> None:
     assert TABLES.knows_capability(cc("8.7"))
     # junk never reaches the question: it is not a capability at all
     assert ComputeCapability.maybe("not a capability") is None
-
-
-def test_drv002_on_a_jetson_says_jetpack() -> None:
-    facts = jetson_box()
-    facts.nvidia.driver_version, facts.nvidia.cuda_driver_version = "540.4.0", "12.6"
-    facts.nvidia.gpus = [
-        GpuFacts(index=0, name="Orin (nvgpu)", compute_capability=ComputeCapability.parse("8.7"))
-    ]
-    facts.torch.installed, facts.torch.version, facts.torch.cuda = True, "2.13.0+cu128", "12.8"
-    (drv002,) = [f for f in report_of(facts).findings if f.code == "DRV002"]
-    assert "upgrade JetPack (L4T), which brings the driver" in (drv002.fix or ""), drv002.fix

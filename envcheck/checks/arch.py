@@ -20,6 +20,7 @@ from ..rules import RULES
 from ..tables import Tables
 from ..values import ComputeCapability, Variant
 from ._util import has_amd_gpu, torch_variant, torch_version, what_fits
+from ..install.jetson import board as jetson_board
 from .jetson import JETPACK_WHEELS
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def _newest_release(facts: Facts, tables: Tables, caps: Gpus) -> List[Finding]:
             "wheels do not run on it. "
             + (
                 f"On this Jetson, use NVIDIA's torch wheels for its JetPack release ({JETPACK_WHEELS})."
-                if facts.system.jetson
+                if jetson_board(facts, tables)
                 else "Use a torch build made for it, or plan for another GPU."
             )
         )

@@ -13,6 +13,7 @@ from ..driver_support import (
 )
 from ..facts import Facts
 from ..findings import Finding
+from ..install.jetson import board as jetson_board
 from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
@@ -73,7 +74,7 @@ def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -
     if verdict.level is DriverLevel.FULL and verdict.unverified_below is not None:
         return [_unverified_update(facts, verdict, evidence)]
     if verdict.level is DriverLevel.MINOR:
-        return [_minor_compat(facts, verdict, evidence)]
+        return [_minor_compat(facts, tables, verdict, evidence)]
     return []
 
 
@@ -89,7 +90,7 @@ def _too_old(
     cuda, nv = verdict.cuda, facts.nvidia
     need = verdict.minimum or verdict.full_from
     title = f"The driver is too old for torch's CUDA {cuda} build ({verdict.basis})"
-    if facts.system.jetson:
+    if jetson_board(facts, tables):
         # A Jetson's driver is part of JetPack (L4T): no desktop driver branch installs
         # on it, so the way to a newer driver is a newer JetPack.
         fix = (
@@ -127,10 +128,12 @@ def _unverified_update(facts: Facts, verdict: DriverVerdict, evidence: List[str]
     )
 
 
-def _minor_compat(facts: Facts, verdict: DriverVerdict, evidence: List[str]) -> Finding:
+def _minor_compat(
+    facts: Facts, tables: Tables, verdict: DriverVerdict, evidence: List[str]
+) -> Finding:
     """DRV002: the build runs through minor-version compatibility."""
     cuda = verdict.cuda
-    if facts.system.jetson:
+    if jetson_board(facts, tables):
         upgrade = (
             "For full support, upgrade JetPack (L4T), which brings the driver, to a release "
             f"for CUDA {cuda.major}.{cuda.minor} or newer."

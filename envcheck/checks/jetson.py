@@ -15,6 +15,7 @@ from typing import List
 from ..facts import Facts
 from ..findings import Finding
 from ..install.jetson import JETPACK_WHEELS as JETPACK_WHEELS  # checks.arch reads it here
+from ..install.jetson import board as jetson_board
 from ..rules import RULES
 from ..tables import Tables
 
@@ -26,7 +27,7 @@ JETPACK_FIX = (
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
-    board = facts.system.jetson
+    board = jetson_board(facts, tables)
     if not board:
         return []
     have = f"torch {facts.torch.version} is installed; " if facts.torch.installed else ""

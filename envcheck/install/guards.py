@@ -70,7 +70,7 @@ def _hidden_gpus(s: Situation) -> Optional[Stop]:
 
 def _jetson(s: Situation) -> Optional[Stop]:
     """Jetson's iGPU runs JetPack's CUDA; PyTorch's aarch64 wheels are SBSA builds."""
-    board = s.facts.system.jetson
+    board = jetson.board(s.facts, s.tables)
     if not board:
         return None
     return Stop(

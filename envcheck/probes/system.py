@@ -40,6 +40,7 @@ def probe_system(
         facts.wsl = detect_wsl(facts.kernel or "", read_text(root, "/proc/version") or "")
         facts.container = detect_container(root, env)
         facts.jetson = detect_jetson(root)
+        facts.l4t = l4t_release(read_text(root, "/etc/nv_tegra_release") or "")
         facts.cgroup = probe_cgroup(root)
         facts.cpu_model = _cpu_model(root)
         facts.shm_total, facts.shm_free = _statvfs(str(root / "dev/shm"))
@@ -80,6 +81,13 @@ def detect_jetson(root: Path) -> Optional[str]:
     if release and release[0].lstrip("# ").startswith("R"):
         return "L4T " + release[0].lstrip("# ").split(", GCID")[0][:120]
     return None
+
+
+def l4t_release(text: str) -> Optional[str]:
+    """The L4T release JetPack wrote to /etc/nv_tegra_release ("# R36 (release), REVISION:
+    4.3, GCID: ...") as a version, "36.4.3"; None for anything else."""
+    found = re.match(r"#?\s*R(\d{1,3}) \(release\), REVISION: (\d{1,3}(?:\.\d{1,3})?)", text)
+    return f"{found[1]}.{found[2]}" if found else None
 
 
 def _linux_distro(root: Path, facts: SystemFacts) -> None:
