@@ -294,6 +294,8 @@ _INDEX_FLAGS = ("--index-url", "-i", "--extra-index-url", "--index", "--default-
 def _local_url(url: str, url_map: Mapping[str, str]) -> str:
     if url.startswith("file:"):
         return url
+    if url in url_map:  # another index than PyTorch's, named whole (NVIDIA's Jetson index)
+        return url_map[url]
     base = PYTORCH_INDEX.rstrip("/") + "/"
     if url.rstrip("/").startswith(base.rstrip("/")):
         variant = url.rstrip("/")[len(base) :]

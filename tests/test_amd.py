@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from envcheck.facts import AmdFacts, AmdGpuFacts, Facts, GpuFacts
+from envcheck.facts import AmdFacts, AmdGpuFacts, Facts
 from envcheck.install import Wish, render, resolve
 from envcheck.probes.amd import gfx_name, probe_amd
 from envcheck.values import ComputeCapability, parse_gpu_arch

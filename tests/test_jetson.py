@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from envcheck.facts import Facts, GpuFacts
-from envcheck.install import Wish, resolve
-from envcheck.install.jetson import board, jetson_only
+from envcheck.install import Wish, render, resolve
+from envcheck.install.jetson import board, jetson_only, needs_nvidia_wheels
+from envcheck.install.reasons import Blocker
 from envcheck.probes.system import detect_jetson, l4t_release
 from envcheck.values import ComputeCapability
 from tests.fixtures import TABLES, report_of
@@ -40,7 +41,9 @@ def arm_box(jetson: str | None = "NVIDIA Jetson AGX Orin Developer Kit") -> Fact
 
 
 def with_gpu(facts: Facts, name: str, cc: str) -> Facts:
-    facts.nvidia.gpus = [GpuFacts(index=0, name=name, compute_capability=ComputeCapability.parse(cc))]
+    facts.nvidia.gpus = [
+        GpuFacts(index=0, name=name, compute_capability=ComputeCapability.parse(cc))
+    ]
     return facts
 
 
@@ -90,24 +93,159 @@ def test_only_jetson_boards_have_these_capabilities() -> None:
 
 @pytest.mark.parametrize(
     "name, cc",
-    [("Orin", "8.7"), ("Orin (nvgpu)", "8.7"), ("Xavier", "7.2"), ("NVIDIA Thor", "11.0"),
-     ("a name nobody knows", "8.7")],
+    [("Orin", "8.7"), ("Orin (nvgpu)", "8.7"), ("Xavier", "7.2"), ("a name nobody knows", "8.7")],
 )
 def test_a_jetson_gpu_makes_a_jetson_where_the_system_does_not_say(name: str, cc: str) -> None:
     """A container without /etc/nv_tegra_release, a pasted report, a simulated machine: the
     GPU alone says Jetson, and no data-centre aarch64 wheel is planned for it."""
     facts = with_gpu(arm_box(jetson=None), name, cc)
-    assert board(facts, TABLES)
+    assert board(facts, TABLES) and needs_nvidia_wheels(facts, TABLES)
     plan = resolve(facts, TABLES, Wish(), "linux-aarch64")
-    assert not any("download.pytorch.org" in (plan.index_url or "") for _ in [0])
-    assert "Jetson" in " ".join([*plan.conflicts, *plan.notes, *plan.reasons])
+    assert plan.ok is False and plan.blocker is Blocker.UNKNOWN
+    assert "which JetPack it runs is not known" in plan.conflicts[0]
+    assert any("cat /etc/nv_tegra_release" in w for w in plan.ways_out)
 
 
-def test_a_grace_hopper_box_is_no_jetson() -> None:
-    facts = with_gpu(arm_box(jetson=None), "NVIDIA GH200 480GB", "9.0")
-    assert board(facts, TABLES) is None
-    plan = resolve(facts, TABLES, Wish(), "linux-aarch64")
-    assert plan.ok and plan.variant is not None and plan.variant.is_cuda
+def orin(l4t: str | None = "36.4.3", python: str = "3.10.12") -> Facts:
+    facts = with_gpu(arm_box(), "Orin (nvgpu)", "8.7")
+    facts.system.l4t = l4t
+    facts.python.version = python
+    facts.nvidia.driver_version, facts.nvidia.cuda_driver_version = "540.4.0", "12.6"
+    return facts
+
+
+JP6_INDEX = "https://pypi.jetson-ai-lab.io/jp6/cu126/+simple/"
+
+
+def test_jetpack_6_gets_nvidias_build_from_its_index() -> None:
+    plan = resolve(orin(), TABLES, Wish(companions=("torchvision", "torchaudio")), "linux-aarch64")
+    assert plan.ok and plan.torch == "2.8.0" and str(plan.variant) == "cu126"
+    assert plan.index_url == JP6_INDEX
+    assert [p.pin for p in plan.packages] == ["torch==2.8.0", "torchvision==0.23.0"]
+    assert any("torchaudio" in n for n in plan.notes)
+    assert plan.unverified and "does not read the live index" in plan.unverified[0]
+    assert "JetPack's CUDA 12.6" in plan.reasons[0]
+    assert (
+        render(plan, "pip")
+        == f"pip install torch==2.8.0 torchvision==0.23.0 --index-url {JP6_INDEX}"
+    )
+    # uv's --torch-backend would fetch PyTorch's SBSA wheels: the index is named instead
+    uv = render(plan, "uv", TABLES.uv_torch_backends)
+    assert "--torch-backend" not in uv and uv.endswith(f"--index-url {JP6_INDEX}")
+    assert render(plan, "conda").startswith("# conda has no NVIDIA's JetPack")
+    record = plan.to_dict()
+    assert record["other_index"]["url"] == JP6_INDEX and record["index_url"] == JP6_INDEX
+
+
+@pytest.mark.parametrize(
+    "facts, wish, conflict",
+    [
+        (orin(python="3.11.7"), Wish(), "built for Python 3.10 only; this is Python 3.11"),
+        (orin(), Wish(variant="cu128"), "serves cu126 builds, not cu128"),
+        (orin(), Wish(torch="2.10"), "is known to hold torch 2.8.0; not torch 2.10"),
+    ],
+)
+def test_what_nvidias_index_does_not_hold_is_refused(
+    facts: Facts, wish: Wish, conflict: str
+) -> None:
+    plan = resolve(facts, TABLES, wish, "linux-aarch64")
+    assert plan.ok is False and plan.blocker is Blocker.NO_WHEEL
+    assert conflict in plan.conflicts[0], plan.conflicts
+    assert "download.pytorch.org" not in " ".join(plan.ways_out)
+
+
+@pytest.mark.parametrize(
+    "l4t, jetpack, way_out",
+    [
+        (
+            "35.4.1",
+            "JetPack 5",
+            "pip3 install --no-cache https://developer.download.nvidia.com/compute/redist/jp/v512/pytorch/torch-2.1.0a0+41361538.nv23.06-cp38-cp38-linux_aarch64.whl",
+        ),
+        (
+            "32.7.1",
+            "JetPack 4",
+            "torch 1.10.0 for Python 3.6: https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048",
+        ),
+        (
+            "36.3.0",
+            "JetPack 6.0",
+            "https://developer.download.nvidia.com/compute/redist/jp/v60/pytorch/",
+        ),
+    ],
+)
+def test_an_older_jetpack_is_told_nvidias_wheel_and_the_jetpack_with_an_index(
+    l4t: str, jetpack: str, way_out: str
+) -> None:
+    plan = resolve(orin(l4t=l4t), TABLES, Wish(), "linux-aarch64")
+    assert plan.ok is False and plan.blocker is Blocker.NO_WHEEL
+    assert f"NVIDIA publishes no pip index for {jetpack} (L4T {l4t})" == plan.conflicts[0]
+    assert any(way_out in w for w in plan.ways_out), plan.ways_out
+    assert any("upgrade to JetPack 6.1-6.2.1 (L4T 36.4)" in w for w in plan.ways_out)
+
+
+def test_the_cpu_build_is_planned_when_asked() -> None:
+    plan = resolve(orin(), TABLES, Wish(variant="cpu"), "linux-aarch64")
+    assert plan.ok and str(plan.variant) == "cpu" and plan.other_index is None
+
+
+def test_thor_runs_pytorchs_own_cuda_13_wheels() -> None:
+    """JetPack 7 runs the unified CUDA 13 Arm toolkit: PyTorch's aarch64 cu13x builds carry
+    sm_110, so Thor is planned like any machine, from their architecture lists."""
+    for l4t in ("38.2.0", None):
+        facts = with_gpu(arm_box("NVIDIA Jetson AGX Thor Developer Kit"), "NVIDIA Thor", "11.0")
+        facts.system.l4t = l4t
+        facts.nvidia.driver_version, facts.nvidia.cuda_driver_version = "580.95.05", "13.0"
+        assert board(facts, TABLES) and needs_nvidia_wheels(facts, TABLES) is None
+        plan = resolve(facts, TABLES, Wish(), "linux-aarch64")
+        assert plan.ok and plan.variant is not None and plan.variant.is_cuda, plan
+        assert plan.index_url and plan.index_url.startswith("https://download.pytorch.org/whl/cu13")
+        assert not plan.unverified, plan.unverified
+        assert not [f for f in report_of(facts).findings if f.code == "TRC005"]
+
+
+def test_the_jetpack_table_refuses_what_it_cannot_mean(tmp_path: Path) -> None:
+    import json
+
+    from envcheck.tables import TableError, load_tables
+    from envcheck.tables.load import builtin_dir
+
+    good = json.loads((builtin_dir() / "jetpack.json").read_text())
+    breakages = {
+        "overlap": lambda d: d["releases"][1]["l4t"].update(min="32.5"),
+        "index without variant": lambda d: d["releases"][3].update(variant=None),
+        "version without source": lambda d: d["releases"][3]["torch"][0].update(sources=[]),
+        "http index": lambda d: d["releases"][3].update(index="http://example.invalid/"),
+        "bad gpu": lambda d: d["releases"][0].update(gpus=["sm_87"]),
+    }
+    for name, breaking in breakages.items():
+        data = json.loads(json.dumps(good))
+        breaking(data)
+        (tmp_path / "jetpack.json").write_text(json.dumps(data))
+        with pytest.raises(TableError, match=r"jetpack\.json"):
+            load_tables(tmp_path)
+        print(name, "refused")
+
+
+@pytest.mark.slow
+def test_pip_installs_what_the_jetpack_6_command_names(tmp_path: Path) -> None:
+    """Real pip against a local index laid out like NVIDIA's, which also holds a newer torch
+    (the index mirrors the default one): the pinned command installs NVIDIA's 2.8.0."""
+    from tests.localindex import Venv, build_index, make_wheel
+
+    wheels = tmp_path / "wheels"
+    index = build_index(
+        tmp_path / "jp6",
+        {
+            "torch": [make_wheel(wheels, "torch", "2.8.0"), make_wheel(wheels, "torch", "2.15.0")],
+            "torchvision": [make_wheel(wheels, "torchvision", "0.23.0", requires=["torch==2.8.0"])],
+        },
+    )
+    plan = resolve(orin(), TABLES, Wish(companions=("torchvision",)), "linux-aarch64")
+    venv = Venv.create(tmp_path / "venv")
+    venv.run_command(render(plan, "pip"), {JP6_INDEX: index})
+    have = venv.installed()
+    assert have["torch"] == "2.8.0" and have["torchvision"] == "0.23.0", have
 
 
 def test_jetson_report_says_so_and_a_plain_arm_box_does_not() -> None:
@@ -122,7 +260,10 @@ def test_jetson_can_be_simulated_by_override() -> None:
     from envcheck.probes.overrides import apply_overrides, parse_overrides
 
     facts = Facts()
-    env = {"ENVCHECK_FACT_SYSTEM_JETSON": "NVIDIA Jetson AGX Thor", "ENVCHECK_FACT_SYSTEM_L4T": "38.2.0"}
+    env = {
+        "ENVCHECK_FACT_SYSTEM_JETSON": "NVIDIA Jetson AGX Thor",
+        "ENVCHECK_FACT_SYSTEM_L4T": "38.2.0",
+    }
     apply_overrides(facts, parse_overrides(env))
     assert facts.system.jetson == "NVIDIA Jetson AGX Thor" and facts.system.l4t == "38.2.0"
 

@@ -1,11 +1,11 @@
-"""NVIDIA Jetson boards: their iGPU runs the CUDA that JetPack (L4T) ships.
+"""NVIDIA Jetson boards on JetPack 4-6: their iGPU runs the CUDA that JetPack (L4T) ships.
 
 PyTorch's aarch64 CUDA wheels (PyPI, download.pytorch.org) are built for SBSA, server ARM
 with the standard CUDA toolkit (Grace: GH200, GB200), not for JetPack's CUDA on Jetson
 (bitsandbytes-foundation/bitsandbytes#1941, rapidsai/cucim#527). NVIDIA publishes its own
-torch wheels per JetPack release. envcheck has no table of those, so it says where they are
-and claims no install command it cannot verify. Where they are is known in one place,
-install.jetson, which the resolver reads too.
+torch wheels per JetPack release (jetpack.json); which JetPack needs them and where they are
+is decided in one place, install.jetson, which the resolver reads too. From JetPack 7 (Thor)
+the CUDA 13 Arm toolkit is unified and no finding is needed.
 """
 
 from __future__ import annotations
@@ -15,27 +15,33 @@ from typing import List
 from ..facts import Facts
 from ..findings import Finding
 from ..install.jetson import JETPACK_WHEELS as JETPACK_WHEELS  # checks.arch reads it here
-from ..install.jetson import board as jetson_board
+from ..install.jetson import jetpack, needs_nvidia_wheels
 from ..rules import RULES
 from ..tables import Tables
 
 JETPACK_FIX = (
     "Install NVIDIA's torch wheel for this board's JetPack release (NVIDIA's 'PyTorch for "
-    f"Jetson' wheels: {JETPACK_WHEELS}). envcheck does not know those wheels and gives no "
-    "install command for a Jetson."
+    f"Jetson' wheels: {JETPACK_WHEELS}); `envcheck install` names it where the tables know it."
 )
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
-    board = jetson_board(facts, tables)
+    board = needs_nvidia_wheels(facts, tables)
     if not board:
         return []
+    release = jetpack(facts, tables)
+    fix = JETPACK_FIX
+    if release is not None and release.index:
+        fix = (
+            f"Install NVIDIA's torch build for JetPack {release.jetpack} from its index "
+            f"({release.index}): `envcheck install` prints the command."
+        )
     have = f"torch {facts.torch.version} is installed; " if facts.torch.installed else ""
     return [
         RULES["TRC005"](
             f"NVIDIA Jetson ({board}): PyTorch's own aarch64 CUDA wheels are SBSA builds, "
             "not verified on Jetson",
             [f"Jetson: {board}", f"{have}its iGPU runs JetPack's CUDA"],
-            JETPACK_FIX,
+            fix,
         )
     ]

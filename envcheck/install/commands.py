@@ -69,7 +69,8 @@ def pip_args(plan: Planned) -> List[str]:
 def uv_args(plan: Planned, uv_backends: UvBackends = NO_UV_BACKENDS) -> List[str]:
     """`uv pip install` arguments: ``--torch-backend`` where uv knows the variant
     (it then picks the index for every torch-family package), else the index URL."""
-    if plan.variant in uv_backends and not legacy(plan) and not macos(plan):
+    backend = plan.other_index is None and not legacy(plan) and not macos(plan)
+    if plan.variant in uv_backends and backend:
         return [*pins(plan), f"--torch-backend={plan.variant}"]
     return pip_args(plan)
 

@@ -9,7 +9,7 @@ from typing import List, Optional, Tuple
 
 from .._record import record
 from ..values import Variant
-from .plan import CondaCommand, NoPlan, Package, Planned
+from .plan import CondaCommand, NoPlan, OtherIndex, Package, Planned
 from .reasons import Blocker
 from .wish import Wish
 
@@ -30,6 +30,7 @@ class Draft:
     changes: List[str] = field(default_factory=list)
     replaces_build: bool = False
     index_base: Optional[str] = None
+    other_index: Optional[OtherIndex] = None
     unverified: List[str] = field(default_factory=list)
     passed_over: List[Tuple[str, str]] = field(default_factory=list)
     conda: Optional[CondaCommand] = None
@@ -55,6 +56,7 @@ class Draft:
             default_index=self.default_index,
             replaces_build=self.replaces_build,
             index_base=self.index_base,
+            other_index=self.other_index,
             conda=self.conda,
         )
 

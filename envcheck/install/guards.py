@@ -1,5 +1,5 @@
 """What stops every build before any release is tried: a container started without its
-GPUs, a Jetson board, a driver that no longer runs a GPU here, a driver older than a GPU
+GPUs, a driver that no longer runs a GPU here, a driver older than a GPU
 here. Each guard is one small function; ``first_stop`` asks them in order, once."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from ..facts import Facts
 from ..tables import Tables
 from ..tables.model import Release
 from ..values import Platform
-from . import jetson
 from .cuda import driver_predates_text, driver_upgrade
 from .draft import Draft
 from .plan import NoPlan
@@ -68,18 +67,6 @@ def _hidden_gpus(s: Situation) -> Optional[Stop]:
     )
 
 
-def _jetson(s: Situation) -> Optional[Stop]:
-    """Jetson's iGPU runs JetPack's CUDA; PyTorch's aarch64 wheels are SBSA builds."""
-    board = jetson.board(s.facts, s.tables)
-    if not board:
-        return None
-    return Stop(
-        Blocker.UNKNOWN,
-        jetson.no_command(board),
-        (f"NVIDIA's torch wheels for your JetPack release: {jetson.JETPACK_WHEELS}", CPU_WAY_OUT),
-    )
-
-
 def _driver_drops(s: Situation) -> Optional[Stop]:
     """The driver no longer runs a GPU here: no build can help until the driver changes."""
     dropped = driver_drops(s.facts, s.tables) if s.gpu else []
@@ -113,7 +100,6 @@ def _driver_predates(s: Situation) -> Optional[Stop]:
 # In order; the last three stop only a plan that may be a CUDA build (Wish.may_be_cuda).
 _ANY_BUILD: Sequence[Callable[[Situation], Optional[Stop]]] = (_hidden_gpus,)
 _CUDA_BUILDS: Sequence[Callable[[Situation], Optional[Stop]]] = (
-    _jetson,
     _driver_drops,
     _driver_predates,
 )

@@ -1,9 +1,11 @@
-"""NVIDIA Jetson boards, as the resolver needs to know them: their iGPU runs the CUDA that
-JetPack (L4T) ships, and PyTorch's aarch64 CUDA wheels are SBSA builds (Grace: GH200,
-GB200), not verified there (bitsandbytes-foundation/bitsandbytes#1941, rapidsai/cucim#527).
-NVIDIA publishes its own torch wheels per JetPack release; envcheck has no table of those,
-so it says where they are and claims no install command it cannot verify. The JTS check
-(checks.jetson) says the same from this one place.
+"""NVIDIA Jetson boards, as the resolver needs to know them.
+
+On JetPack 4-6 a Jetson's iGPU runs the CUDA that JetPack (L4T) ships, and PyTorch's aarch64
+CUDA wheels are SBSA builds (Grace: GH200, GB200) made for another toolkit
+(bitsandbytes-foundation/bitsandbytes#1941, rapidsai/cucim#527): its torch comes from NVIDIA,
+per JetPack release (jetpack.json): a pip index for JetPack 6.1 and newer, one wheel to name
+for older ones. From JetPack 7 (Thor, and Orin on 7.2) the CUDA 13 Arm toolkit is unified,
+so PyTorch's own aarch64 wheels are judged by their architecture lists like any other build.
 
 A board is a Jetson when the system says so (its device tree or L4T release, probes.system)
 or when one of its GPUs is one: a name the GPU table files under the Jetson segment, or a
@@ -14,13 +16,21 @@ Orin got a data-centre aarch64 wheel whose architecture list was not even known.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from ..facts import Facts
 from ..tables import Tables
+from ..tables.jetpack_records import JetPack, jetpack_for
 from ..values import ComputeCapability
+from .draft import Draft
+from .plan import InstallPlan, OtherIndex, Package
+from .reasons import Blocker
 
 JETPACK_WHEELS = "https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048"
+CPU_WAY_OUT = "use the CPU build (--variant cpu)"
 
 
 def jetson_only(tables: Tables) -> FrozenSet[ComputeCapability]:
@@ -32,24 +42,162 @@ def jetson_only(tables: Tables) -> FrozenSet[ComputeCapability]:
     return frozenset(cc for cc, seen in segments.items() if seen == {"Jetson"})
 
 
+def _jetson_gpus(facts: Facts, tables: Tables) -> List[ComputeCapability]:
+    only = jetson_only(tables)
+    return [
+        g.compute_capability
+        for g in facts.nvidia.gpus
+        if g.compute_capability is not None
+        and (g.compute_capability in only or tables.gpu_segment(g.name or "") == "Jetson")
+    ]
+
+
 def board(facts: Facts, tables: Tables) -> Optional[str]:
     """What makes this machine a Jetson, in words ("NVIDIA Jetson AGX Orin Developer Kit",
-    "Orin, sm_87: a Jetson GPU"); None when nothing does."""
+    "Orin: a Jetson GPU"); None when nothing does."""
     if facts.system.jetson:
         return facts.system.jetson
-    only = jetson_only(tables)
     for gpu in facts.nvidia.gpus:
         cc = gpu.compute_capability
         if gpu.name and tables.gpu_segment(gpu.name) == "Jetson":
             return f"{gpu.name}: a Jetson GPU"
-        if cc is not None and cc in only:
+        if cc is not None and cc in jetson_only(tables):
             return f"{gpu.name or 'a GPU'}, {cc.sm}: only Jetson GPUs have it"
     return None
 
 
+def jetpack(facts: Facts, tables: Tables) -> Optional[JetPack]:
+    """The JetPack release this board runs, from its L4T release; None when not known."""
+    return jetpack_for(tables.jetpacks, facts.system.l4t)
+
+
+def needs_nvidia_wheels(facts: Facts, tables: Tables) -> Optional[str]:
+    """The board, when this is a Jetson whose GPU runs JetPack's own CUDA (PyTorch's wheels
+    are not for it); None on any other machine and on a Jetson of the unified CUDA 13 Arm
+    toolkit (JetPack 7: Thor). With the L4T release unknown, a GPU that only SBSA JetPacks
+    run (Thor's) says SBSA; any other Jetson GPU is taken to run JetPack's CUDA."""
+    found = board(facts, tables)
+    if not found:
+        return None
+    release = jetpack(facts, tables)
+    if release is not None:
+        return None if release.sbsa else found
+    gpus = _jetson_gpus(facts, tables)
+    runs_on = [j for j in tables.jetpacks if any(g in j.gpus for g in gpus)]
+    if gpus and runs_on and all(j.sbsa for j in runs_on):
+        return None
+    return found
+
+
 def no_command(board: str) -> str:
-    """The resolver's conflict on a Jetson: why it gives no CUDA install command."""
+    """Why no CUDA install command is given on a Jetson whose JetPack is not known."""
     return (
         f"NVIDIA Jetson ({board}): PyTorch's aarch64 CUDA wheels are SBSA "
         "builds, not verified on Jetson; envcheck knows no install command for this board"
     )
+
+
+def plan_for(
+    plan: Draft, facts: Facts, tables: Tables, spec: Optional[SpecifierSet], wanted: str
+) -> InstallPlan:
+    """The plan on a Jetson that runs JetPack's CUDA: NVIDIA's build from its index for this
+    JetPack, or no plan and where NVIDIA's wheels for it are."""
+    found = needs_nvidia_wheels(facts, tables) or "a Jetson"
+    release = jetpack(facts, tables)
+    if release is None:
+        plan.conflicts.append(no_command(found) + ": which JetPack it runs is not known")
+        plan.ways_out.extend(
+            (
+                "read its L4T release on the board (cat /etc/nv_tegra_release), then ask "
+                "again there, or plan with ENVCHECK_FACT_SYSTEM_L4T=36.4.3",
+                f"NVIDIA's torch wheels for your JetPack release: {JETPACK_WHEELS}",
+                CPU_WAY_OUT,
+            )
+        )
+        return plan.no_plan(Blocker.UNKNOWN)
+    where = f"JetPack {release.jetpack} (L4T {facts.system.l4t})"
+    if release.index is None or release.variant is None:
+        return _no_index(plan, facts, tables, release, where)
+    refused = _refusal(plan, release, where, spec, wanted)
+    if refused is not None:
+        conflict, way_out = refused
+        plan.conflicts.append(conflict)
+        plan.ways_out.extend((way_out, CPU_WAY_OUT))
+        return plan.no_plan(Blocker.NO_WHEEL)
+    chosen = next(t for t in release.torch if _wanted(spec, t.torch))
+    plan.torch, plan.variant = chosen.torch, release.variant
+    plan.other_index = OtherIndex(release.index, f"NVIDIA's JetPack {release.jetpack} build")
+    plan.packages = [Package("torch", chosen.torch)]
+    names = plan.wish.companions
+    if names is None:
+        names = tuple(p.name for p in facts.torch.companions)
+    if "torchvision" in names and chosen.torchvision:
+        plan.packages.append(Package("torchvision", chosen.torchvision))
+    if "torchaudio" in names:
+        plan.notes.append(f"torchaudio: NVIDIA's index for {where} has no known build; left out")
+    plan.reasons.append(
+        f"NVIDIA Jetson ({found}) on {where}: its GPU runs JetPack's CUDA {release.cuda}, for "
+        "which NVIDIA builds torch; PyTorch's aarch64 wheels are SBSA builds, not for it"
+    )
+    plan.unverified.append(
+        f"torch {chosen.torch} on NVIDIA's index for {where}: seen there in {chosen.seen} "
+        f"({', '.join(chosen.sources)}); envcheck does not read the live index"
+    )
+    return plan.planned()
+
+
+def _wanted(spec: Optional[SpecifierSet], version: str) -> bool:
+    return spec is None or spec.contains(Version(version), prereleases=True)
+
+
+def _refusal(
+    plan: Draft, release: JetPack, where: str, spec: Optional[SpecifierSet], wanted: str
+) -> Optional[Tuple[str, str]]:
+    """Why NVIDIA's index for this JetPack has nothing for the wish (the conflict and the way
+    out): another Python, another CUDA build asked for, no version that matches."""
+    if plan.python != release.python:
+        return (
+            f"NVIDIA's torch wheels for {where} are built for Python {release.python} only; "
+            f"this is Python {plan.python or 'unknown'}",
+            f"use JetPack's Python {release.python} (python{release.python} -m venv .venv), "
+            "then ask again",
+        )
+    asked = plan.wish.asked_variant
+    if asked is not None and asked != release.variant:
+        return (
+            f"{where} runs CUDA {release.cuda}: NVIDIA's index for it serves "
+            f"{release.variant} builds, not {asked}",
+            f"ask for --variant {release.variant} or auto",
+        )
+    if not any(_wanted(spec, t.torch) for t in release.torch):
+        known = ", ".join(t.torch for t in release.torch) or "none"
+        return (
+            f"NVIDIA's index for {where} is known to hold torch {known}; not {wanted}",
+            f"NVIDIA's torch wheels for your JetPack release: {JETPACK_WHEELS}",
+        )
+    return None
+
+
+def _no_index(
+    plan: Draft, facts: Facts, tables: Tables, release: JetPack, where: str
+) -> InstallPlan:
+    """An older JetPack: NVIDIA's newest wheel for it, or a newer JetPack with an index."""
+    plan.conflicts.append(f"NVIDIA publishes no pip index for {where}")
+    wheel = release.wheel
+    if wheel is not None and wheel.where.endswith(".whl"):
+        plan.ways_out.append(
+            f"NVIDIA's newest wheel for it, torch {wheel.torch} for Python {wheel.python}: "
+            f"pip3 install --no-cache {wheel.where}"
+        )
+    elif wheel is not None:
+        which = f"torch {wheel.torch}" if wheel.torch else "its wheels"
+        plan.ways_out.append(f"NVIDIA's {which} for Python {wheel.python}: {wheel.where}")
+    gpus = _jetson_gpus(facts, tables)
+    newer = [j for j in tables.jetpacks if j.index and any(g in j.gpus for g in gpus)]
+    if newer and newer[-1].l4t_min > release.l4t_min:
+        plan.ways_out.append(
+            f"upgrade to JetPack {newer[-1].jetpack} (L4T {newer[-1].l4t_min}), for which "
+            "NVIDIA keeps a pip index, then ask again"
+        )
+    plan.ways_out.append(CPU_WAY_OUT)
+    return plan.no_plan(Blocker.NO_WHEEL)

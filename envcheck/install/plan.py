@@ -47,6 +47,15 @@ class CondaCommand:
     )
 
 
+@record(frozen=True)
+class OtherIndex:
+    """An index that is not PyTorch's, whose builds the plan installs (NVIDIA's Jetson index):
+    its whole URL, and whose builds they are, in words."""
+
+    url: str
+    builds: str  # "NVIDIA's JetPack 6.1-6.2.1 build"
+
+
 # The flat record both kinds of plan serialise to (``to_dict``), field by field in the order
 # of the published JSON (docs/schema): its field types are the JSON Schema of a plan.
 @record(frozen=True)
@@ -65,6 +74,7 @@ class PlanRecord:
     changes: List[str]
     replaces_build: bool
     index_base: Optional[str]
+    other_index: Optional[OtherIndex]
     unverified: List[str]
     blocker: Optional[str]
     passed_over: List[Tuple[str, str]]
@@ -122,6 +132,7 @@ class Planned(_Common):
     # PyTorch's index for this version when it is not the usual one (the 1.8 LTS builds:
     # https://download.pytorch.org/whl/lts/1.8/); the variant is appended.
     index_base: Optional[str] = None
+    other_index: Optional[OtherIndex] = None  # builds from another index than PyTorch's
     # Set when the plan is for PyTorch's conda channel (Wish.manager conda, torch <= its last).
     conda: Optional[CondaCommand] = None
 
@@ -147,6 +158,8 @@ class Planned(_Common):
         PyTorch's index (and a pinned local label); the plain version where the default index
         serves it without one: macOS's one wheel (``2.15.0``), PyPI's default CUDA build up to
         2.0 (``2.0.1 (cu117 on the default index)``)."""
+        if self.other_index is not None:
+            return f"{self.torch} ({self.other_index.builds}, {self.variant})"
         labelled = any(p.local for p in self.packages if p.name == "torch")
         if self.default_index and not labelled:
             macos = self.platform is not None and Platform.parse(self.platform).is_macos
@@ -155,6 +168,8 @@ class Planned(_Common):
 
     @property
     def index_url(self) -> Optional[str]:
+        if self.other_index is not None:
+            return self.other_index.url
         if self.default_index:
             return None
         return (self.index_base or INDEX_URL) + str(self.variant)
@@ -172,6 +187,7 @@ class Planned(_Common):
             changes=list(self.changes),
             replaces_build=self.replaces_build,
             index_base=self.index_base,
+            other_index=self.other_index,
             blocker=None,
             conda=self.conda,
         )
@@ -226,6 +242,10 @@ class NoPlan(_Common):
         return None
 
     @property
+    def other_index(self) -> Optional[OtherIndex]:
+        return None
+
+    @property
     def conda(self) -> Optional[CondaCommand]:
         return None
 
@@ -250,6 +270,7 @@ class NoPlan(_Common):
             changes=[],
             replaces_build=False,
             index_base=None,
+            other_index=None,
             blocker=self.blocker.value,
             conda=None,
         )

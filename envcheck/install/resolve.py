@@ -8,8 +8,9 @@ project-file command is a separate step (render, managers/). Every command envch
 The decision: among the releases that satisfy the wish and have a wheel for this Python and
 platform, the newest (or, with ``Wish.near``, the one nearest the installed torch: the least
 change that fixes the machine); for it, the best variant for this driver and *every* GPU
-(the newest CUDA the driver runs, by minor-version compatibility, whose build still carries
-kernels for every GPU; the installed variant first when it fits); CPU without a GPU; the
+(of the CUDA builds the driver runs whose build carries kernels for every GPU, the newest of
+the driver's own CUDA major that it runs fully, else the newest: cuda.preferred_cuda; the installed
+variant first when it fits); CPU without a GPU; the
 default wheel on macOS. When nothing satisfies everything, the plan says which constraint
 conflicts and the nearest ways out (ways_out.py).
 """
@@ -31,6 +32,8 @@ from .companions import add_companions, add_triton, pin_local_labels
 from .conda import conda_channel, conda_plan, conda_version
 from .draft import Draft
 from .guards import Situation, first_stop
+from .jetson import needs_nvidia_wheels
+from .jetson import plan_for as jetson_plan
 from .no_wheel import python_conflict, unpublished_variant
 from .plan import InstallPlan, Package, Planned
 from .reasons import Blocker, Unknown, has_unknown
@@ -65,6 +68,8 @@ def resolve(
         plan.conflicts.append("PyTorch publishes no wheels for this platform")
         plan.ways_out.append("use Linux (x86_64, aarch64), Windows x86_64 or macOS arm64")
         return plan.no_plan(Blocker.NO_WHEEL)
+    if wish.may_be_cuda and str(target) == "linux-aarch64" and needs_nvidia_wheels(facts, tables):
+        return jetson_plan(plan, facts, tables, spec, wanted)  # NVIDIA's builds, not PyTorch's
     pyv = parse_version(python) if python else None  # None for a mangled one: unknown
     matching = [r for r in reversed(tables.releases) if matching_versions(r, spec)]
     if not matching:

@@ -43,6 +43,10 @@ def tables_summary(t: Tables) -> Summary:
             "nvlink_generations": sorted(t.links.nvlink) if t.links else [],
             "pcie_generations": sorted(g for _, g, _ in t.links.pcie) if t.links else [],
         },
+        "jetpack": {
+            "jetpack_releases": [j.jetpack for j in t.jetpacks],
+            "with_nvidia_index": [j.jetpack for j in t.jetpacks if j.index],
+        },
     }
 
 

@@ -28,6 +28,7 @@ from .read_drivers import (
     read_forward_compat,
 )
 from .read_gpus import read_gpu_arches
+from .read_jetpack import read_jetpack
 from .read_messages import read_messages
 from .read_releases import read_torch_releases
 from .reader import SCHEMA_VERSION, Reader, TableError, read_document
@@ -57,6 +58,7 @@ TABLE_NAMES = (
     "messages",
     "conda_pytorch",
     "links",
+    "jetpack",
 )
 ENV_VAR = "ENVCHECK_TABLES"
 
@@ -157,4 +159,5 @@ def load_tables(directory: Optional[os.PathLike[str]] = None) -> Tables:
         forward_compat=read_forward_compat(docs["cuda_driver"], str(files["cuda_driver"].path)),
         conda=read_conda_pytorch(docs["conda_pytorch"], str(files["conda_pytorch"].path)),
         links=_links(docs["links"], str(files["links"].path)),
+        jetpacks=read_jetpack(docs["jetpack"], str(files["jetpack"].path)),
     )

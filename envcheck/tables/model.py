@@ -24,6 +24,7 @@ from .gpu_records import FirstDriver as FirstDriver
 from .gpu_records import GpuModel as GpuModel
 from .gpu_records import SassRule as SassRule
 from .gpu_records import gpu_index, lookup_gpu, normalise_gpu, sass_fallback_rule
+from .jetpack_records import JetPack as JetPack
 from .message_records import MessageCase as MessageCase
 from .message_records import MessageCatalogue as MessageCatalogue
 from .message_records import MessageRule as MessageRule
@@ -330,6 +331,7 @@ class Tables:
     forward_compat: Optional[ForwardCompat] = None
     conda: Optional[CondaChannel] = None  # the pytorch channel's view (conda_pytorch.json)
     links: Optional[LinkTable] = None  # link bandwidths (links.json): the smoke's expected busbw
+    jetpacks: Tuple[JetPack, ...] = ()  # L4T release -> JetPack and NVIDIA's wheels (jetpack.json)
 
     # ---------------------------------------------------------------- torch
 

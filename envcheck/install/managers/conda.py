@@ -19,6 +19,8 @@ def render(plan: Planned, uv_backends: UvBackends = NO_UV_BACKENDS) -> str:
         channels = [arg for c in plan.conda.channels for arg in ("-c", c)]
         return " ".join(["conda", "install", *specs, *extra, *channels])
     cuda = plan.variant.cuda
+    if plan.other_index is not None:
+        return f"# conda has no {plan.other_index.builds} of torch; use pip:\n" + pip.render(plan)
     if not (plan.variant.is_cpu or cuda is not None):
         return f"# conda has no {plan.variant} builds of torch; use pip:\n" + pip.render(plan)
     build = "cpu*" if cuda is None or macos(plan) else f"cuda{cuda.major}{cuda.minor}*"
