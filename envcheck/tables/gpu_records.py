@@ -92,14 +92,22 @@ def sass_fallback_rule(arch: str) -> Optional[SassRule]:
 
 # Words that vendors and users add or leave out: "NVIDIA GeForce RTX 3070" is "RTX 3070"
 # (and "rtx3070"), "AMD Instinct MI300X" is "MI300X", "AMD Radeon RX 7900 XTX" is "RX 7900 XTX".
+# "GRID" is the prefix a vGPU guest's driver gives its vGPU type ("GRID A100-40C"), and the
+# brand of the GRID K1/K2/K520 boards, whose table names lose it the same way.
 _GPU_NOISE = frozenset(
-    {"nvidia", "tesla", "geforce", "corporation", "amd", "ati", "instinct", "radeon"}
+    {"nvidia", "tesla", "geforce", "corporation", "amd", "ati", "instinct", "radeon", "grid"}
 )
+# `nvidia-smi -L` lines: "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)"; MIG devices under
+# them ("  MIG 3g.20gb Device 0: (UUID: MIG-...)") name no GPU.
+_SMI_L = re.compile(r"^\s*GPU \d+:\s*|\s*\(UUID:[^)]*\)?\s*$")
+# A vGPU type as NVIDIA's vGPU software names it: the board, letters it adds for a variant of
+# the board (A100X, H100XM for SXM, H100L for NVL), and the profile (-40C, -16Q, -2B, -8A).
+_VGPU = re.compile(r"^([a-z]*\d+)[a-z]{1,3} (\d+[abcq])$")
 
 
 @functools.lru_cache(maxsize=1024)  # a report names its GPUs again and again
 def normalise_gpu(name: str) -> str:
-    text = re.sub(r"[^a-z0-9]+", " ", name.lower())
+    text = re.sub(r"[^a-z0-9]+", " ", _SMI_L.sub("", name).lower())
     text = re.sub(r"\b(rtx|gtx|gt|mx|rx)(?=\d)", r"\1 ", text)  # rtx4090 -> rtx 4090
     text = re.sub(r"(?<=\d)(ti|super|xtx|xt)\b", r" \1", text)  # 3050ti -> 3050 ti
     return " ".join(w for w in text.split() if w not in _GPU_NOISE)
@@ -124,4 +132,5 @@ def lookup_gpu(index: Mapping[Tuple[str, ...], GpuModel], wanted_text: str) -> O
         found = index.get(wanted[:length])
         if found is not None:
             return found
-    return None
+    board = _VGPU.match(wanted_text)  # "h100xm 80c": the board is an H100
+    return index.get((board.group(1),)) if board else None
