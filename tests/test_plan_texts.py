@@ -39,8 +39,8 @@ def test_a_plan_for_another_platform_lists_no_changes_against_this_torch() -> No
     # this interpreter: the changes are listed, the heading names the labelled build
     here = envcheck("install", env=LINUX_CUDA_TORCH)
     assert "what changes against the installed torch:" in here.stdout, here.stdout
-    assert here.stdout.startswith("torch 2.15.0+cu132 for Python 3.11 on linux-x86_64")
-    assert "torch 2.13.0+cu126 -> 2.15.0+cu132" in here.stdout
+    assert here.stdout.startswith("torch 2.15.0+cu130 for Python 3.11 on linux-x86_64")
+    assert "torch 2.13.0+cu126 -> 2.15.0+cu130" in here.stdout
 
 
 def test_a_plan_for_another_platform_pins_no_label_against_this_torch() -> None:

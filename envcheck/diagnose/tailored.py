@@ -19,6 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from packaging.version import InvalidVersion, Version
 
 from ..compat import INDEX_URL, gpu_capabilities, platform_of, torch_version
+from ..install.cuda import preferred_cuda
 from ..install.releases import cuda_names
 from ..install.render import replace_cpu_build
 from ..tables import Tables
@@ -142,7 +143,8 @@ def _torch_builds_for_gpu(reading: Reading, tables: Tables, said: Said) -> Said:
     release = tables.release(version) if version is not None else None
     builds = _carrying(release, platform, reading, tables, cc) if release is not None else None
     if release is not None and builds:
-        pick = builds[-1]
+        # the build the plan would choose among them (the driver's own CUDA, where known)
+        pick = preferred_cuda(reading.facts, tables, builds[::-1], None) or builds[-1]
         return said[0], (
             f"torch {release.minor}'s {_variant_list(builds)} "
             f"build{'s carry' if len(builds) > 1 else ' carries'} kernels for {gpu}{where}: "

@@ -21,7 +21,7 @@ from ..compat import (
 from ..driver_support import DriverLevel, DriverVerdict, machine_driver_verdict
 from ..facts import Facts
 from ..tables import Tables
-from ..tables.model import Release
+from ..tables.model import Release, parse_version
 from ..values import ComputeCapability, Platform, Variant
 from .reasons import Blocker, Unknown, Why
 from .releases import cuda_names
@@ -67,7 +67,8 @@ def best_cuda_variant(
     names: Optional[Sequence[Variant]] = None,
 ) -> Tuple[Optional[Variant], List[str]]:
     """The CUDA variant of ``release`` this driver runs with kernels for every GPU: ``prefer``
-    (the installed one) when it fits, else the newest CUDA that does. (variant, why others not).
+    (the installed one) when it fits, else the newest CUDA that the driver runs fully, else
+    the newest it runs through minor-version compatibility. (variant, why others not).
 
     The installed build itself is judged by what it really carries (the deep probe's
     ``torch.cuda.get_arch_list()``) where that is known."""
@@ -78,29 +79,106 @@ def best_cuda_variant(
     if prefer is not None and prefer in variants:
         variants.remove(prefer)
         variants.insert(0, prefer)
-    reasons: List[str] = []
+    fits: List[Variant] = []
+    judged: List[Tuple[Variant, str]] = []  # (variant, why not), newest first
     may_fit: Optional[Variant] = None  # the first whose arch list the tables lack
     for variant in variants:
-        verdict = _verdict(facts, tables, variant)
-        if verdict.level is DriverLevel.TOO_OLD:
-            reasons.append(Why(f"{variant}: {verdict.basis}", Blocker.DRIVER))
-            continue
-        arches: Optional[Sequence[str]] = release.arch_list(
-            variant, platform.machine, platform.is_windows
-        )
-        if this_build and variant == prefer:
-            arches = build_arch_list(facts, tables)[0] or arches
-        if arches is not None:
-            missing = _missing(facts, tables, arches)
-            if missing:
-                why = f"{variant}: no kernels for {', '.join(missing)}"
-                reasons.append(Why(why, Blocker.KERNELS))
-                continue
-        elif gpu_capabilities(facts):
+        why = _why_not(facts, tables, release, platform, variant, this_build and variant == prefer)
+        if why is None:
+            fits.append(variant)
+        elif why == _UNKNOWN:
             may_fit = may_fit or variant
-            continue
-        return variant, reasons
-    return may_fit, reasons
+        else:
+            judged.append((variant, why))
+    chosen = preferred_cuda(facts, tables, fits, prefer) or may_fit
+    order = {v: i for i, v in enumerate(variants)}
+    last = order[chosen] if chosen is not None else len(variants)
+    return chosen, [why for v, why in judged if order[v] < last]
+
+
+def preferred_cuda(
+    facts: Facts, tables: Tables, fits: Sequence[Variant], prefer: Optional[Variant]
+) -> Optional[Variant]:
+    """Among the CUDA builds that fit (newest first), the one to plan: the installed one; else
+    the newest of the driver's own CUDA major that it runs fully; else the newest, even if the
+    driver runs it only through minor-version compatibility (a newer major's build is never
+    given up for an older major's just to avoid that). The one place this rule is decided."""
+    if prefer in fits:
+        return prefer
+    own = _drivers_cuda(facts, tables)
+    for variant in fits:
+        cuda = variant.cuda
+        if own is None or cuda is None:
+            break
+        if cuda.major == own.major and not runs_by_minor_compat(facts, tables, variant):
+            return variant
+    return fits[0] if fits else None
+
+
+def _drivers_cuda(facts: Facts, tables: Tables) -> Optional[Version]:
+    """The CUDA version the driver reports, or the one its branch reports (the tables)."""
+    nv = facts.nvidia
+    branch = (nv.driver_version or "").split(".")[0]
+    text = nv.cuda_driver_version or (
+        tables.cuda_for_driver_branch(int(branch)) if branch.isdigit() else None
+    )
+    return parse_version(text or "")
+
+
+def runs_by_minor_compat(facts: Facts, tables: Tables, variant: Variant) -> bool:
+    """The driver runs ``variant`` only through minor-version compatibility (its CUDA is newer
+    than the driver's own): NVIDIA's limits apply (no JIT of newer PTX, APIs that need a newer
+    driver fail; DRV002), so a build the driver runs fully is preferred where one fits."""
+    return _verdict(facts, tables, variant).level is DriverLevel.MINOR
+
+
+_UNKNOWN = "the tables do not hold its architecture list"
+
+
+def _why_not(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    platform: Platform,
+    variant: Variant,
+    installed: bool,
+) -> Optional[str]:
+    """Why ``variant`` does not fit this driver and every GPU (a ``Why``), ``_UNKNOWN`` when
+    its kernels are not known, None when it fits: the one test every choice of a CUDA build
+    goes through."""
+    verdict = _verdict(facts, tables, variant)
+    if verdict.level is DriverLevel.TOO_OLD:
+        return Why(f"{variant}: {verdict.basis}", Blocker.DRIVER)
+    arches: Optional[Sequence[str]] = release.arch_list(
+        variant, platform.machine, platform.is_windows
+    )
+    if installed:
+        arches = build_arch_list(facts, tables)[0] or arches
+    if arches is not None:
+        missing = _missing(facts, tables, arches)
+        if missing:
+            return Why(f"{variant}: no kernels for {', '.join(missing)}", Blocker.KERNELS)
+        return None
+    return _UNKNOWN if gpu_capabilities(facts) else None
+
+
+def also_fit(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    platform: Platform,
+    chosen: Variant,
+    names: Sequence[Variant],
+) -> List[Variant]:
+    """The other CUDA builds of ``release`` that fit this driver and every GPU as well as
+    ``chosen``, newest first: what the plan says it chose among."""
+    return [
+        v
+        for v in sorted(names, reverse=True)
+        if v != chosen
+        and v.is_cuda
+        and _why_not(facts, tables, release, platform, v, False) is None
+    ]
 
 
 def kernels(

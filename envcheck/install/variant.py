@@ -14,7 +14,15 @@ from ..tables import Tables
 from ..tables.model import Release
 from ..values import Platform, Variant
 from .conda import conda_channel, conda_offered
-from .cuda import asked_cuda, best_cuda_variant, driver_unknown, how_driver_runs, kernels
+from .cuda import (
+    also_fit,
+    asked_cuda,
+    best_cuda_variant,
+    driver_unknown,
+    how_driver_runs,
+    kernels,
+    runs_by_minor_compat,
+)
 from .reasons import Blocker, Why, blocker_of
 from .releases import variants_of
 from .rocm import Choice, rocm_kernels, rocm_variant
@@ -82,6 +90,11 @@ def _pick_offered(
     return _auto_cuda(facts, tables, release, version, wish, platform, offered)
 
 
+def others_newest(others: Sequence[Variant], chosen: Variant) -> Variant:
+    """The newest of ``chosen`` and the other builds that fit."""
+    return max([chosen, *others])
+
+
 def _asked(
     facts: Facts,
     tables: Tables,
@@ -145,4 +158,15 @@ def _auto_cuda(
         f"{how}; {gpus} covered by {variant}{kept} -> torch {version}+{variant}",
         *driver_unknown(verdict),
     ]
+    others = also_fit(facts, tables, release, platform, variant, cuda)
+    if others:
+        rule = (
+            "the installed build is kept"
+            if kept
+            else "the newest CUDA is preferred"
+            if runs_by_minor_compat(facts, tables, variant)
+            or variant == others_newest(others, variant)
+            else "the newest CUDA this driver runs without minor-version compatibility is preferred"
+        )
+        reasons_.append(f"{', '.join(map(str, others))} would fit too; {rule}")
     return variant, reasons_ + skipped
