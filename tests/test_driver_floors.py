@@ -283,3 +283,11 @@ def test_an_unknown_bundled_update_is_said_not_read_as_full_support(
     if said:
         (drv,) = [f for f in report["findings"] if f["code"] == "DRV006"]
         assert "580.95.05" in drv["fix"] and "DRV002" not in codes
+
+
+def test_windows_cuda_12_minor_compat_floor_is_nvidias_later_one() -> None:
+    """NVIDIA's release notes first gave 527.41 (the 12.0 GA driver), later 528.33 (12.0
+    Update 1); uv and light-the-torch use 528.33, and so does envcheck (issue 26.6)."""
+    shipped = load_tables()
+    assert str(shipped.minor_compat_floor(Version("12.4"), "Windows")) == "528.33"
+    assert str(shipped.minor_compat_floor(Version("12.4"), "Linux")) == "525.60.13"
