@@ -204,3 +204,16 @@ def test_the_tables_know_a_capability_from_a_gpu_model_or_an_sm_rule() -> None:
     assert TABLES.knows_capability(cc("8.7"))
     # junk never reaches the question: it is not a capability at all
     assert ComputeCapability.maybe("not a capability") is None
+
+
+def test_mi300x_gets_the_newest_release_whose_rocm_build_carries_gfx942() -> None:
+    """Issue 26.3: with 2.12's ROCm lists known, an MI300X is no longer sent back to 2.11;
+    2.13 and 2.14 stay unknown (their lists are not read), so they are not claimed."""
+    from envcheck.tables import load_tables
+
+    facts = Facts.from_json((PROFILES / "docker-small-shm.json").read_text())
+    facts.nvidia.gpus = []
+    facts.amd = AmdFacts(gpus=[AmdGpuFacts(index=0, gfx="gfx942")])
+    plan = resolve(facts, load_tables(), Wish(), "linux-x86_64")
+    assert plan.ok and plan.torch and plan.torch.startswith("2.12."), plan
+    assert str(plan.variant) == "rocm7.2" and not plan.unverified, plan
