@@ -4,7 +4,7 @@ that has them. The verdicts come from the tables (compat.driver_verdict, arch_co
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from packaging.version import Version
 
@@ -57,6 +57,15 @@ def _missing(
     return [f"{name} ({sm_name(cc)})" for name, cc in gpus if not covered[cc]]
 
 
+class CudaChoice(NamedTuple):
+    """The CUDA build chosen, why the newer ones were not, and every build that fits (the
+    chosen one among them), newest first: what the plan says it chose among."""
+
+    variant: Optional[Variant]
+    reasons: List[str]
+    fits: List[Variant]
+
+
 def best_cuda_variant(
     facts: Facts,
     tables: Tables,
@@ -66,9 +75,22 @@ def best_cuda_variant(
     version: Optional[Version] = None,
     names: Optional[Sequence[Variant]] = None,
 ) -> Tuple[Optional[Variant], List[str]]:
+    """(variant, why others not): :func:`choose_cuda` without the builds that also fit."""
+    choice = choose_cuda(facts, tables, release, platform, prefer, version, names)
+    return choice.variant, choice.reasons
+
+
+def choose_cuda(
+    facts: Facts,
+    tables: Tables,
+    release: Release,
+    platform: Platform,
+    prefer: Optional[Variant] = None,
+    version: Optional[Version] = None,
+    names: Optional[Sequence[Variant]] = None,
+) -> CudaChoice:
     """The CUDA variant of ``release`` this driver runs with kernels for every GPU: ``prefer``
-    (the installed one) when it fits, else the newest CUDA that the driver runs fully, else
-    the newest it runs through minor-version compatibility. (variant, why others not).
+    (the installed one) when it fits, else as :func:`preferred_cuda` says among those that do.
 
     The installed build itself is judged by what it really carries (the deep probe's
     ``torch.cuda.get_arch_list()``) where that is known."""
@@ -93,7 +115,8 @@ def best_cuda_variant(
     chosen = preferred_cuda(facts, tables, fits, prefer) or may_fit
     order = {v: i for i, v in enumerate(variants)}
     last = order[chosen] if chosen is not None else len(variants)
-    return chosen, [why for v, why in judged if order[v] < last]
+    newer = [why for v, why in judged if order[v] < last]
+    return CudaChoice(chosen, newer, sorted(fits, reverse=True))
 
 
 def preferred_cuda(
@@ -160,25 +183,6 @@ def _why_not(
             return Why(f"{variant}: no kernels for {', '.join(missing)}", Blocker.KERNELS)
         return None
     return _UNKNOWN if gpu_capabilities(facts) else None
-
-
-def also_fit(
-    facts: Facts,
-    tables: Tables,
-    release: Release,
-    platform: Platform,
-    chosen: Variant,
-    names: Sequence[Variant],
-) -> List[Variant]:
-    """The other CUDA builds of ``release`` that fit this driver and every GPU as well as
-    ``chosen``, newest first: what the plan says it chose among."""
-    return [
-        v
-        for v in sorted(names, reverse=True)
-        if v != chosen
-        and v.is_cuda
-        and _why_not(facts, tables, release, platform, v, False) is None
-    ]
 
 
 def kernels(

@@ -15,9 +15,8 @@ from ..tables.model import Release
 from ..values import Platform, Variant
 from .conda import conda_channel, conda_offered
 from .cuda import (
-    also_fit,
     asked_cuda,
-    best_cuda_variant,
+    choose_cuda,
     driver_unknown,
     how_driver_runs,
     kernels,
@@ -90,11 +89,6 @@ def _pick_offered(
     return _auto_cuda(facts, tables, release, version, wish, platform, offered)
 
 
-def others_newest(others: Sequence[Variant], chosen: Variant) -> Variant:
-    """The newest of ``chosen`` and the other builds that fit."""
-    return max([chosen, *others])
-
-
 def _asked(
     facts: Facts,
     tables: Tables,
@@ -133,7 +127,7 @@ def _auto_cuda(
     """The CUDA build for an NVIDIA GPU: the installed one first with --keep."""
     prefer = torch_variant(facts) if wish.near else None
     cuda = [v for v in offered if v.is_cuda]
-    variant, reasons = best_cuda_variant(facts, tables, release, platform, prefer, version, cuda)
+    variant, reasons, fits = choose_cuda(facts, tables, release, platform, prefer, version, cuda)
     skipped = [f"skipped {r}" for r in reasons]
     if variant is None:
         kinds = {blocker_of(r) for r in reasons}
@@ -158,14 +152,13 @@ def _auto_cuda(
         f"{how}; {gpus} covered by {variant}{kept} -> torch {version}+{variant}",
         *driver_unknown(verdict),
     ]
-    others = also_fit(facts, tables, release, platform, variant, cuda)
+    others = [v for v in fits if v != variant]
     if others:
         rule = (
             "the installed build is kept"
             if kept
             else "the newest CUDA is preferred"
-            if runs_by_minor_compat(facts, tables, variant)
-            or variant == others_newest(others, variant)
+            if variant == fits[0] or runs_by_minor_compat(facts, tables, variant)
             else "the newest CUDA this driver runs without minor-version compatibility is preferred"
         )
         reasons_.append(f"{', '.join(map(str, others))} would fit too; {rule}")
