@@ -21,16 +21,16 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from ..facts import Facts
+from ..facts import Facts, GpuFacts
 from ..tables import Tables
 from ..tables.jetpack_records import JetPack, jetpack_for
 from ..values import ComputeCapability
 from .draft import Draft
+from .guards import CPU_WAY_OUT
 from .plan import InstallPlan, OtherIndex, Package
 from .reasons import Blocker
 
 JETPACK_WHEELS = "https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048"
-CPU_WAY_OUT = "use the CPU build (--variant cpu)"
 
 
 def jetson_only(tables: Tables) -> FrozenSet[ComputeCapability]:
@@ -42,28 +42,27 @@ def jetson_only(tables: Tables) -> FrozenSet[ComputeCapability]:
     return frozenset(cc for cc, seen in segments.items() if seen == {"Jetson"})
 
 
-def _jetson_gpus(facts: Facts, tables: Tables) -> List[ComputeCapability]:
-    only = jetson_only(tables)
+def _jetson_gpus(facts: Facts, tables: Tables) -> List[GpuFacts]:
+    """This machine's GPUs that are Jetson GPUs: named so by the GPU table, or of a
+    capability only Jetsons have."""
+    only = jetson_only(tables) if facts.nvidia.gpus else frozenset()
     return [
-        g.compute_capability
+        g
         for g in facts.nvidia.gpus
-        if g.compute_capability is not None
-        and (g.compute_capability in only or tables.gpu_segment(g.name or "") == "Jetson")
+        if (g.name and tables.gpu_segment(g.name) == "Jetson") or g.compute_capability in only
     ]
 
 
 def board(facts: Facts, tables: Tables) -> Optional[str]:
     """What makes this machine a Jetson, in words ("NVIDIA Jetson AGX Orin Developer Kit",
-    "Orin: a Jetson GPU"); None when nothing does."""
+    "Orin, sm_87: a Jetson GPU"); None when nothing does."""
     if facts.system.jetson:
         return facts.system.jetson
-    for gpu in facts.nvidia.gpus:
-        cc = gpu.compute_capability
-        if gpu.name and tables.gpu_segment(gpu.name) == "Jetson":
-            return f"{gpu.name}: a Jetson GPU"
-        if cc is not None and cc in jetson_only(tables):
-            return f"{gpu.name or 'a GPU'}, {cc.sm}: only Jetson GPUs have it"
-    return None
+    gpus = _jetson_gpus(facts, tables)
+    if not gpus:
+        return None
+    cc = gpus[0].compute_capability
+    return f"{gpus[0].name or 'a GPU'}{f', {cc.sm}' if cc else ''}: a Jetson GPU"
 
 
 def jetpack(facts: Facts, tables: Tables) -> Optional[JetPack]:
@@ -82,7 +81,7 @@ def needs_nvidia_wheels(facts: Facts, tables: Tables) -> Optional[str]:
     release = jetpack(facts, tables)
     if release is not None:
         return None if release.sbsa else found
-    gpus = _jetson_gpus(facts, tables)
+    gpus = [g.compute_capability for g in _jetson_gpus(facts, tables)]
     runs_on = [j for j in tables.jetpacks if any(g in j.gpus for g in gpus)]
     if gpus and runs_on and all(j.sbsa for j in runs_on):
         return None
@@ -192,7 +191,7 @@ def _no_index(
     elif wheel is not None:
         which = f"torch {wheel.torch}" if wheel.torch else "its wheels"
         plan.ways_out.append(f"NVIDIA's {which} for Python {wheel.python}: {wheel.where}")
-    gpus = _jetson_gpus(facts, tables)
+    gpus = [g.compute_capability for g in _jetson_gpus(facts, tables)]
     newer = [j for j in tables.jetpacks if j.index and any(g in j.gpus for g in gpus)]
     if newer and newer[-1].l4t_min > release.l4t_min:
         plan.ways_out.append(

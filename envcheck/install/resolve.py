@@ -68,7 +68,8 @@ def resolve(
         plan.conflicts.append("PyTorch publishes no wheels for this platform")
         plan.ways_out.append("use Linux (x86_64, aarch64), Windows x86_64 or macOS arm64")
         return plan.no_plan(Blocker.NO_WHEEL)
-    if wish.may_be_cuda and str(target) == "linux-aarch64" and needs_nvidia_wheels(facts, tables):
+    jetson = target.is_linux and target.arch == "aarch64" and needs_nvidia_wheels(facts, tables)
+    if wish.may_be_cuda and jetson:
         return jetson_plan(plan, facts, tables, spec, wanted)  # NVIDIA's builds, not PyTorch's
     pyv = parse_version(python) if python else None  # None for a mangled one: unknown
     matching = [r for r in reversed(tables.releases) if matching_versions(r, spec)]

@@ -39,8 +39,9 @@ def probe_system(
         facts.glibc = _glibc()
         facts.wsl = detect_wsl(facts.kernel or "", read_text(root, "/proc/version") or "")
         facts.container = detect_container(root, env)
-        facts.jetson = detect_jetson(root)
-        facts.l4t = l4t_release(read_text(root, "/etc/nv_tegra_release") or "")
+        tegra = read_text(root, "/etc/nv_tegra_release") or ""
+        facts.jetson = detect_jetson(root, tegra)
+        facts.l4t = l4t_release(tegra)
         facts.cgroup = probe_cgroup(root)
         facts.cpu_model = _cpu_model(root)
         facts.shm_total, facts.shm_free = _statvfs(str(root / "dev/shm"))
@@ -70,14 +71,16 @@ def _memlock() -> Optional[int]:
     return -1 if soft == resource.RLIM_INFINITY else int(soft)
 
 
-def detect_jetson(root: Path) -> Optional[str]:
+def detect_jetson(root: Path, tegra_release: Optional[str] = None) -> Optional[str]:
     """An NVIDIA Jetson (Tegra) board: the device-tree model when it names a Jetson, else the
     L4T release line of /etc/nv_tegra_release (JetPack writes it; containers often mount it).
     Its iGPU runs JetPack's CUDA, so PyTorch's own aarch64 wheels are not judged for it."""
     model = (read_text(root, "/proc/device-tree/model") or "").replace("\x00", "").strip()
     if "jetson" in model.lower():
         return model[:200]
-    release = (read_text(root, "/etc/nv_tegra_release") or "").splitlines()
+    if tegra_release is None:  # the probe passes what it read
+        tegra_release = read_text(root, "/etc/nv_tegra_release") or ""
+    release = tegra_release.splitlines()
     if release and release[0].lstrip("# ").startswith("R"):
         return "L4T " + release[0].lstrip("# ").split(", GCID")[0][:120]
     return None
