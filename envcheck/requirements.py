@@ -314,9 +314,16 @@ def load_requirements(
 
 
 def _gpu_count(facts: Facts) -> Tuple[int, str]:
+    """The GPUs torch can use: what torch counted when it was asked; none for a CPU build
+    (its files say so without importing it), however many the driver sees; else the
+    driver's count, the most torch could use."""
     rt = facts.torch_runtime
-    if rt.status == RuntimeStatus.OK and rt.device_count is not None and facts.torch.cuda:
+    t = facts.torch
+    if rt.status == RuntimeStatus.OK and rt.device_count is not None and (t.cuda or t.hip):
         return rt.device_count, "torch.cuda.device_count()"
+    if t.installed and t.version and not (t.cuda or t.hip):
+        gpus = len(facts.nvidia.gpus)
+        return 0, f"torch {t.version} is a CPU build; the driver sees {gpus}"
     return len(facts.nvidia.gpus), "NVML"
 
 
@@ -405,6 +412,14 @@ def _gpus_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
 
 
 def _gpu_memory_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
+    if req.gpu_memory is not None and not facts.nvidia.gpus:  # none to have it
+        return [
+            RULES["REQ005"](
+                f"no GPU here; {fmt_size(req.gpu_memory)} per GPU is {where}",
+                ["no GPU"],
+                "Run on a machine (or container: --gpus) with such GPUs.",
+            )
+        ]
     return [
         RULES["REQ005"](
             f"GPU {gpu.index} ({gpu.name}) has {fmt_size(gpu.memory_total)}; "
@@ -424,6 +439,14 @@ def _capability_unmet(req: Requirements, facts: Facts, where: str) -> List[Findi
     if least is None:
         return []
     caps = gpu_capabilities(facts)
+    if not caps and not facts.nvidia.gpus:  # no GPU meets it: never passed for want of one
+        return [
+            RULES["REQ006"](
+                f"no GPU here; compute capability {least} is {where}",
+                ["no GPU"],
+                "Run on a machine (or container: --gpus) with such a GPU.",
+            )
+        ]
     return [
         RULES["REQ006"](
             f"{name} is compute capability {cc}; {least} is {where}",

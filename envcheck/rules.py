@@ -103,7 +103,9 @@ _FOLLOWS: Dict[str, Tuple[str, ...]] = {
     "TRC001": ("DRV005", "DRV003"),  # no build runs until the driver sees the GPU
     "REQ001": ("TRC003",),
     "REQ003": ("TRC001", "TRC003"),
-    "REQ004": ("RUN003", "DRV004", "GPU001", "GPU005"),
+    "REQ004": ("RUN003", "DRV004", "GPU001", "GPU005", "TRC001"),  # TRC001: torch sees none
+    # no GPU for a memory or capability floor: the driver or container did not show it
+    **{c: ("RUN003", "DRV004", "GPU001", "GPU005") for c in ("REQ005", "REQ006")},
     "REQ007": ("DRV004",),
     "REQ008": ("TRC001", "TRC004", *_NO_TORCH),
     "ARC002": ("ARC001",),

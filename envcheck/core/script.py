@@ -7,10 +7,11 @@ the core once on this machine, and raises RequirementError listing every unmet r
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from ..facts import Facts
-from ..requirements import RequirementError, parse_requirements
+from ..findings import Finding
+from ..requirements import RequirementError, Requirements, parse_requirements
 from .pipeline import check
 
 
@@ -45,11 +46,22 @@ def require(
     under torchrun), the facts that need torch are read from that import, in this process:
     no child, no second import. envcheck never imports torch itself.
     """
-    given = dict(locals())  # exactly the keywords: the keys of [tool.envcheck]
+    req = requirements_of(dict(locals()), "envcheck.require()")
     from ..probes import probe
 
+    facts = probe(deep=req.needs_deep, imported_torch=sys.modules.get("torch"))
+    unmet = judge(req, facts)
+    if unmet:
+        raise RequirementError(list(unmet))
+    return facts
+
+
+def requirements_of(keywords: Mapping[str, Any], where: str) -> Requirements:
+    """The keywords of :func:`require` (or of ``@pytest.mark.envcheck``) as a parsed
+    [tool.envcheck] table: a keyword left at its default is not a requirement. Raises
+    ConfigError naming ``where`` for an unknown keyword or a bad value."""
     raw: Dict[str, Any] = {}
-    for key, value in given.items():
+    for key, value in keywords.items():
         if value is None or value is False:
             continue  # not given
         if isinstance(value, (tuple, list)):
@@ -57,16 +69,16 @@ def require(
                 continue
             value = list(value)  # as TOML gives a list
         raw[key] = value
-    req = parse_requirements(raw, "envcheck.require()")
-    imported = sys.modules.get("torch")
-    facts = probe(deep=req.needs_deep, imported_torch=imported)
+    return parse_requirements(raw, where)
+
+
+def judge(req: Requirements, facts: Facts) -> Tuple[Finding, ...]:
+    """The requirements ``facts`` does not meet (REQ*), each root cause first: empty when
+    every one is met. The one judgement behind require() and the pytest marker."""
     report = check(facts=facts, requirements=req)
     unmet = [f for f in report.findings if f.code.startswith("REQ")]
     causes = {f.caused_by for f in unmet if f.caused_by}
-    unmet = [f for f in report.findings if f.code in causes] + unmet  # the root cause first
-    if unmet:
-        raise RequirementError(unmet)
-    return report.facts
+    return tuple([f for f in report.findings if f.code in causes] + unmet)
 
 
-__all__ = ["RequirementError", "require"]
+__all__ = ["RequirementError", "judge", "require", "requirements_of"]
