@@ -10,6 +10,8 @@ here imports torch, NVML or click until a function is called.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
@@ -35,6 +37,20 @@ def probe(**kwargs: Any) -> Facts:
     from .probes import probe as _probe
 
     return _probe(**kwargs)
+
+
+def _show_in_ipython() -> None:
+    """Inside a running IPython (Jupyter, Colab, Kaggle), a Report, Facts or install advice
+    shows itself as a card (envcheck.notebook); elsewhere this costs one dict lookup."""
+    if "IPython" in sys.modules:
+        from .notebook import register
+
+        # an IPython we do not know: values still print as text
+        with contextlib.suppress(Exception):
+            register()
+
+
+_show_in_ipython()
 
 
 def __getattr__(name: str) -> Any:

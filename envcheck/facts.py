@@ -116,6 +116,8 @@ class SystemFacts:
     container: Optional[str] = None  # docker, podman, kubernetes, containerd, lxc, apptainer
     jetson: Optional[str] = None  # a Jetson's device-tree model, or its L4T release line
     l4t: Optional[str] = None  # a Jetson's L4T release, "36.4.3": which JetPack it runs
+    # a hosted notebook runtime, "colab" or "kaggle": its driver is the runtime's, not the user's
+    hosted: Optional[str] = None
     cgroup: CgroupFacts = field(default_factory=CgroupFacts)
     cpu_model: Optional[str] = None
     cpus_logical: Optional[int] = None

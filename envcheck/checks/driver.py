@@ -40,12 +40,21 @@ def _predates_gpus(facts: Facts, tables: Tables) -> List[Finding]:
         return []
     need = max((n for _, _, n in gaps), key=lambda n: (n[0].isdigit(), n))
     gpus = ", ".join(f"{name} ({sm_name(cc)})" for name, cc, _ in gaps)
+    fix = (
+        f"Upgrade the NVIDIA driver to {need} or newer (no torch build helps before that; "
+        "on Linux, Blackwell GPUs need the open kernel modules)."
+    )
+    if facts.system.hosted:  # no upgrade there, and no build helps: another runtime does
+        name = HOSTED_NAMES.get(facts.system.hosted, facts.system.hosted)
+        fix = (
+            f"A {name} runtime brings its own NVIDIA driver, which cannot be upgraded, and "
+            f"no torch build runs on a GPU its driver predates: pick another runtime (GPU type)."
+        )
     return [
         RULES["DRV005"](
             f"Driver {facts.nvidia.driver_version} is older than {gpus}: it does not support it",
             [driver_text(facts), *(f"{name}: needs {n} or newer" for name, _, n in gaps)],
-            f"Upgrade the NVIDIA driver to {need} or newer (no torch build helps before that; "
-            "on Linux, Blackwell GPUs need the open kernel modules).",
+            fix,
         )
     ]
 
@@ -78,6 +87,21 @@ def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -
     return []
 
 
+HOSTED_NAMES = {"colab": "Colab", "kaggle": "Kaggle"}
+
+
+def _hosted_fix(facts: Facts, cuda: object = None) -> str:
+    """On Colab or Kaggle the runtime brings the driver: no one upgrades it, so the way out
+    is a torch build for the driver there, or another runtime."""
+    name = HOSTED_NAMES.get(facts.system.hosted or "", facts.system.hosted or "")
+    need = f" (torch's CUDA {cuda} build needs a newer one)" if cuda is not None else ""
+    return (
+        f"A {name} runtime brings its own NVIDIA driver, which cannot be upgraded{need}: "
+        "install a torch build this driver runs (in a notebook cell: %pip install ...), or switch "
+        "to another runtime. "
+    )
+
+
 def _too_old(
     facts: Facts,
     tables: Tables,
@@ -101,6 +125,10 @@ def _too_old(
             + "."
         )
         return RULES["DRV001"](title, evidence, fix + " " + what_fits(facts, tables, planned))
+    if facts.system.hosted:
+        return RULES["DRV001"](
+            title, evidence, _hosted_fix(facts, cuda) + what_fits(facts, tables, planned)
+        )
     fix = f"Upgrade the NVIDIA driver to {need} or newer"
     if verdict.full_from and verdict.full_from != need:
         fix += f" ({verdict.full_from} or newer for full CUDA {cuda} support)"

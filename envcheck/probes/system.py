@@ -12,7 +12,7 @@ import platform
 import re
 import socket
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..facts import CgroupFacts, DiskFacts, SystemFacts
 from ._files import exists, parse_key_values, read_first_line, read_text
@@ -39,6 +39,7 @@ def probe_system(
         facts.glibc = _glibc()
         facts.wsl = detect_wsl(facts.kernel or "", read_text(root, "/proc/version") or "")
         facts.container = detect_container(root, env)
+        facts.hosted = detect_hosted(root, env)
         tegra = read_text(root, "/etc/nv_tegra_release") or ""
         facts.jetson = detect_jetson(root, tegra)
         facts.l4t = l4t_release(tegra)
@@ -69,6 +70,25 @@ def _memlock() -> Optional[int]:
     except (ImportError, AttributeError, OSError, ValueError):
         return None
     return -1 if soft == resource.RLIM_INFINITY else int(soft)
+
+
+# The variables each hosted runtime sets in its kernels (names only: a value may be a token).
+HOSTED_VARIABLES = {
+    "colab": ("COLAB_RELEASE_TAG", "COLAB_BACKEND_VERSION", "COLAB_GPU"),
+    "kaggle": ("KAGGLE_KERNEL_RUN_TYPE", "KAGGLE_URL_BASE"),
+}
+
+
+def detect_hosted(root: Path, environ: Mapping[str, str]) -> Optional[str]:
+    """Google Colab or Kaggle, from the variables their runtimes set (or Kaggle's
+    /kaggle/working folder). There the driver comes with the runtime: a fix must pick the
+    build for it, never ask for a driver upgrade."""
+    for host, names in HOSTED_VARIABLES.items():
+        if any(name in environ for name in names):
+            return host
+    if (root / "kaggle" / "working").is_dir():
+        return "kaggle"
+    return None
 
 
 def detect_jetson(root: Path, tegra_release: Optional[str] = None) -> Optional[str]:

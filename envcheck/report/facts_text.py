@@ -129,6 +129,8 @@ def _system(sysf: SystemFacts) -> List[Row]:
             f"memory limit {size(cg.memory_limit)}" if cg.memory_limit else "no memory limit",
         )
         rows.append(("Container", f"{sysf.container or 'none detected'} ({limits})"))
+    if sysf.hosted:
+        rows.append(("Hosted notebook", f"{sysf.hosted} (its runtime brings the driver)"))
     cpus = _join(
         f"{sysf.cpus_logical} logical" if sysf.cpus_logical else None,
         f"{sysf.cpus_physical} physical" if sysf.cpus_physical else None,

@@ -16,7 +16,7 @@ from ..values import Severity
 from .charts import GREEN, RED
 from .charts import escape_html as _e
 from .fleet_text import verdict_line
-from .html import _CSS, SEVERITY, _finding, _section
+from .html import _CSS, SEVERITY, _section, finding_html
 
 if TYPE_CHECKING:
     from ..fleet.compare import FleetReport
@@ -96,7 +96,7 @@ def render_fleet_html(report: FleetReport) -> str:
         f"<h1>envcheck compare: {_e(verdict)}</h1>"
         f"<p>{len(report.machines)} machines: {_e(fold(report.machines))}</p></header><main>",
         _section(
-            "findings", "Findings", [_finding(f) for f in report.findings] or ["<p>None.</p>"]
+            "findings", "Findings", [finding_html(f) for f in report.findings] or ["<p>None.</p>"]
         ),
         _section(
             "machines",

@@ -8,7 +8,7 @@ the links allow, and the compatibility grid (``check(grid=True)``) are all in th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .._version import __version__
 from ..findings import Finding
@@ -25,9 +25,12 @@ from .smoke_text import summary_line
 from .style import Style
 
 if TYPE_CHECKING:
+    from ..compat import TorchLabel
     from ..core import Report
+    from ..facts import Facts
     from ..install.grid import CompatGrid
     from ..smoke.launch import Launch
+    from ..tables.model import LinkTable
 
 VERDICT = {"ready": GREEN, "not ready": RED, "not verified": AMBER}
 SEVERITY = {"error": RED, "warning": AMBER, "info": BLUE}
@@ -68,21 +71,32 @@ td.none{color:#57606a;text-align:center}
 """
 
 
-def render_html(report: Report) -> str:
-    facts = report.facts
+def verdict_heading(report: Report) -> Tuple[str, str, str]:
+    """(colour, title, machine line) of the verdict banner: the page's and the notebook's.
+    READY beside findings that say what is not known is "not verified", never plain fine."""
     diagnosis = report.diagnosis or {}
-    machine = machine_line(facts, diagnosis.get("observed"), diagnosis.get("unstated", ()))
+    machine = machine_line(report.facts, diagnosis.get("observed"), diagnosis.get("unstated", ()))
     verdict = str(report.verdict)
     tone = "ready" if report.ready else "not ready"
-    if report.ready and report.unverified:  # unknown is never plain "fine"
+    if report.ready and report.unverified:
         tone, verdict = "not verified", f"{verdict}, not verified ({', '.join(report.unverified)})"
-    title = f"envcheck {report.command}: {verdict}"
+    return VERDICT[tone], f"envcheck {report.command}: {verdict}", machine
+
+
+def shell_prompt(command: str) -> str:
+    """A command as the page shows it: after a shell prompt."""
+    return f"$ {command}"
+
+
+def render_html(report: Report) -> str:
+    facts = report.facts
+    colour, title, machine = verdict_heading(report)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-        f'<header class="verdict" id="verdict" style="background:{VERDICT[tone]}">',
+        f'<header class="verdict" id="verdict" style="background:{colour}">',
         f"<h1>{_e(title)}</h1><p>{_e(report.counts_text())}</p><p>{_e(machine)}</p></header>",
         "<main>",
         _diagnosis(report),
@@ -131,17 +145,23 @@ def _diagnosis(report: Report) -> str:
 def _findings(report: Report) -> str:
     if not report.findings:
         return _section("findings", "Findings", ["<p>No findings.</p>"])
+    return _section("findings", "Findings", findings_html(report, shell_prompt))
+
+
+def findings_html(report: Report, shown: Callable[[str], str]) -> List[str]:
+    """Each root finding with the findings that follow from it; ``shown`` writes a command
+    (after a prompt on the page, as a notebook magic in a notebook)."""
     body = []
     for root in report.roots:
         follows = "".join(
-            f'<div class="follow">{_finding(f, f"follows from {root.code}")}</div>'
+            f'<div class="follow">{finding_html(f, shown, f"follows from {root.code}")}</div>'
             for f in report.follow_ons(root)
         )
-        body.append(_finding(root) + follows)
-    return _section("findings", "Findings", body)
+        body.append(finding_html(root, shown) + follows)
+    return body
 
 
-def _finding(f: Finding, lead: str = "") -> str:
+def finding_html(f: Finding, shown: Callable[[str], str] = shell_prompt, lead: str = "") -> str:
     sev = f.severity.value
     out = [
         f'<div class="finding {sev}" style="border-color:{SEVERITY[sev]}">',
@@ -155,7 +175,7 @@ def _finding(f: Finding, lead: str = "") -> str:
     if f.fix:
         out.append(f"<div><strong>fix:</strong> {_e(f.fix)}</div>")
     if f.command:
-        out.append(f"<pre>$ {_e(f.command)}</pre>")
+        out.append(f"<pre>{_e(shown(f.command))}</pre>")
     out.append("</div>")
     return "".join(out)
 
@@ -302,10 +322,15 @@ def _grid(grid: Optional[CompatGrid]) -> str:
 
 
 def _facts(report: Report) -> str:
+    return _section("facts", "Facts", facts_html(report.facts, report.links, report.torch_label))
+
+
+def facts_html(
+    facts: Facts, links: Optional[LinkTable] = None, label: Optional[TorchLabel] = None
+) -> List[str]:
+    """The facts, one table per section."""
     body = []
-    for section, rows in fact_sections(
-        report.facts, Style(False), report.links, report.torch_label
-    ):
+    for section, rows in fact_sections(facts, Style(False), links, label):
         cells = "".join(
             f"<tr><td>{_e(label)}</td><td><pre>{_e(value)}</pre></td></tr>"
             if "\n" in value
@@ -313,7 +338,7 @@ def _facts(report: Report) -> str:
             for label, value in rows
         )
         body.append(f'<h3>{_e(section)}</h3><table class="facts">{cells}</table>')
-    return _section("facts", "Facts", body)
+    return body
 
 
 def _not_run(report: Report) -> str:
