@@ -116,8 +116,7 @@ class SystemFacts:
     container: Optional[str] = None  # docker, podman, kubernetes, containerd, lxc, apptainer
     jetson: Optional[str] = None  # a Jetson's device-tree model, or its L4T release line
     l4t: Optional[str] = None  # a Jetson's L4T release, "36.4.3": which JetPack it runs
-    # a hosted notebook runtime, "colab" or "kaggle": its driver is the runtime's, not the user's
-    hosted: Optional[str] = None
+    hosted: Optional[str] = None  # "colab", "kaggle": a notebook runtime that brings its driver
     cgroup: CgroupFacts = field(default_factory=CgroupFacts)
     cpu_model: Optional[str] = None
     cpus_logical: Optional[int] = None
@@ -476,10 +475,8 @@ class Facts:
 
     @classmethod
     def from_dict(cls, data: Any) -> Facts:
-        """Build Facts from a dict, checking every type; unknown keys are ignored.
-
-        Raises FactsError naming the field, never a KeyError or TypeError.
-        """
+        """Build Facts from a dict, checking every type; unknown keys are ignored. Raises
+        FactsError naming the field, never a KeyError or TypeError."""
         if not isinstance(data, dict):
             raise FactsError(f"a Facts document is a JSON object, not {kind_of(data)}")
         version = data.get("schema_version", SCHEMA_VERSION)

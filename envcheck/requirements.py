@@ -93,14 +93,9 @@ class Requirements:
 
 
 def _kind(value: Any) -> str:
-    return {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "a table",
-    }.get(type(value), type(value).__name__)
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}
+    names.update({list: "a list", dict: "a table"})
+    return names.get(type(value), type(value).__name__)
 
 
 def _version_text(value: Any, key: str, where: str) -> str:
@@ -134,13 +129,9 @@ def _spec(value: Any, key: str, where: str) -> SpecifierSet:
 # one list, so a key the README names works in both places (a test holds the two together).
 _VERSION_KEYS = ("torch", "python", "cuda")
 _MACHINE_KEYS = ("gpus", "gpu_memory", "compute_capability", "dtypes", "bf16", "fp16", "tf32")
+# The keys of [tool.envcheck]: the keywords of ``envcheck.require`` (tests/test_cli_options.py), so
+# ``bf16 = true`` works wherever ``bf16=True`` does.
 CONFIG_KEYS: Tuple[str, ...] = (*_VERSION_KEYS, *_MACHINE_KEYS, "backend", "smoke", "ignore")
-
-
-def config_keys() -> Tuple[str, ...]:
-    """The keys of [tool.envcheck]: the keywords of ``envcheck.require``, so the two cannot
-    drift apart (``bf16 = true`` works wherever ``bf16=True`` does)."""
-    return CONFIG_KEYS
 
 
 def _unknown_keys(raw: Dict[str, Any], where: str) -> None:
@@ -148,7 +139,7 @@ def _unknown_keys(raw: Dict[str, Any], where: str) -> None:
     one run shows every typo."""
     import difflib
 
-    known = config_keys()
+    known = CONFIG_KEYS
     unknown = [str(k) for k in raw if k not in known]
     if not unknown:
         return
@@ -314,9 +305,7 @@ def load_requirements(
 
 
 def _gpu_count(facts: Facts) -> Tuple[int, str]:
-    """The GPUs torch can use: what torch counted when it was asked; none for a CPU build
-    (its files say so without importing it), however many the driver sees; else the
-    driver's count, the most torch could use."""
+    """The GPUs torch can use: torch's own count; none for a CPU build; else the driver's."""
     rt = facts.torch_runtime
     t = facts.torch
     if rt.status == RuntimeStatus.OK and rt.device_count is not None and (t.cuda or t.hip):
@@ -413,13 +402,7 @@ def _gpus_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
 
 def _gpu_memory_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
     if req.gpu_memory is not None and not facts.nvidia.gpus:  # none to have it
-        return [
-            RULES["REQ005"](
-                f"no GPU here; {fmt_size(req.gpu_memory)} per GPU is {where}",
-                ["no GPU"],
-                "Run on a machine (or container: --gpus) with such GPUs.",
-            )
-        ]
+        return _no_gpu("REQ005", f"{fmt_size(req.gpu_memory)} per GPU", where)
     return [
         RULES["REQ005"](
             f"GPU {gpu.index} ({gpu.name}) has {fmt_size(gpu.memory_total)}; "
@@ -434,19 +417,18 @@ def _gpu_memory_unmet(req: Requirements, facts: Facts, where: str) -> List[Findi
     ]
 
 
+def _no_gpu(code: str, needed: str, where: str) -> List[Finding]:
+    fix = "Run on a machine (or container: --gpus) with such GPUs."
+    return [RULES[code](f"no GPU here; {needed} is {where}", ["no GPU"], fix)]
+
+
 def _capability_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
     least = req.compute_capability
     if least is None:
         return []
     caps = gpu_capabilities(facts)
     if not caps and not facts.nvidia.gpus:  # no GPU meets it: never passed for want of one
-        return [
-            RULES["REQ006"](
-                f"no GPU here; compute capability {least} is {where}",
-                ["no GPU"],
-                "Run on a machine (or container: --gpus) with such a GPU.",
-            )
-        ]
+        return _no_gpu("REQ006", f"compute capability {least}", where)
     return [
         RULES["REQ006"](
             f"{name} is compute capability {cc}; {least} is {where}",

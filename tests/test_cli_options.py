@@ -120,10 +120,10 @@ def test_config_keys_are_require_keywords() -> None:
     import inspect
 
     from envcheck.core import require
-    from envcheck.requirements import config_keys, parse_requirements
+    from envcheck.requirements import CONFIG_KEYS, parse_requirements
 
-    assert config_keys() == tuple(inspect.signature(require).parameters)
-    assert {"bf16", "fp16", "tf32", "dtypes", "gpus", "ignore"} <= set(config_keys())
+    assert tuple(inspect.signature(require).parameters) == CONFIG_KEYS
+    assert {"bf16", "fp16", "tf32", "dtypes", "gpus", "ignore"} <= set(CONFIG_KEYS)
     both = parse_requirements({"bf16": True, "tf32": True, "fp16": False, "dtypes": ["bf16"]}, "p")
     assert both.dtypes == ["bf16", "tf32"]
     with pytest.raises(ConfigError, match=r"bf16 = 'yes' must be true or false"):

@@ -24,6 +24,7 @@ from .options import (
 @click.command(context_settings=CONTEXT)
 @format_option
 @output_option("--junit", "Also write a JUnit XML report to FILE (its folder is made if missing).")
+@output_option("--html", "Also write the HTML report to FILE (one self-contained page).")
 @click.option(
     "--config",
     "config",
@@ -50,6 +51,7 @@ def check(
     as_json: bool,
     fmt: Optional[str],
     junit: Optional[str],
+    html: Optional[str],
     config: Optional[str],
     strict: bool,
     with_smoke: bool,
@@ -82,8 +84,8 @@ def check(
         on_smoke=show_waits(),
         manager=manager,
         progress=True,
-        grid=fmt == "html",  # the page draws the releases x variants grid
+        grid=fmt == "html" or html is not None,  # the page draws the releases x variants grid
     )
-    if not emit(report, fmt, junit):
+    if not emit(report, fmt, junit, html):
         ctx.exit(exitcodes.INTERNAL)  # the report asked for is missing: CI must not pass
     ctx.exit(report.exit_code)

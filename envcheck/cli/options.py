@@ -155,7 +155,7 @@ def output_option(flag: str, help: str) -> Callable[[F], F]:
     )
 
 
-def emit(report: Report, fmt: str, junit: Optional[str]) -> bool:
+def emit(report: Report, fmt: str, junit: Optional[str], html: Optional[str] = None) -> bool:
     """Exactly one format on stdout; the JUnit file, GitHub annotations (stderr) and step
     summary beside it. A format renders the Report; it decides nothing. The runner shows
     stdout and stderr in one log: when stdout already carries the annotations (--format
@@ -168,6 +168,8 @@ def emit(report: Report, fmt: str, junit: Optional[str]) -> bool:
     written = True
     if junit:
         written = write_output(junit, render(report, "junit"), "--junit")
+    if html:
+        written = write_output(html, render(report, "html"), "--html") and written
     if os.environ.get("GITHUB_ACTIONS") == "true":
         from ..report import ci  # only here and with --junit (report.formats imports it then)
 
