@@ -19,7 +19,8 @@ environment where envcheck is installed, so it must cost nothing there.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set
+import weakref
+from typing import TYPE_CHECKING, Any, Dict, List, MutableMapping, Optional, Set
 
 import pytest
 
@@ -47,8 +48,10 @@ class _State:
         return self.judge
 
 
-_KEY = pytest.StashKey[_State]()
-_UNMET = pytest.StashKey[str]()  # strict: the reason a test fails when it is called
+# Per config and per item, kept beside them rather than in pytest's stash, which pytest < 7
+# lacks: the plugin is loaded wherever envcheck is installed and must not break an older pytest.
+_STATES: MutableMapping[Any, _State] = weakref.WeakKeyDictionary()
+_UNMET: MutableMapping[Any, str] = weakref.WeakKeyDictionary()  # strict: why a test fails
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,16 +77,16 @@ def pytest_configure(config: pytest.Config) -> None:
     if strict is None:
         strict = bool(config.getini("envcheck_strict"))
     state = _State(bool(strict))
-    config.stash[_KEY] = state
+    _STATES[config] = state
     config.pluginmanager.register(_Summary(state), "envcheck-summary")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
-    config.stash[_KEY].marks = [dict(m.kwargs) for i in items for m in i.iter_markers(MARK)]
+    _STATES[config].marks = [dict(m.kwargs) for i in items for m in i.iter_markers(MARK)]
 
 
 def pytest_report_collectionfinish(config: pytest.Config) -> List[str]:
-    state = config.stash[_KEY]
+    state = _STATES[config]
     if not state.marks or config.option.collectonly:
         return []
     state.header_shown = True
@@ -97,7 +100,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     from .marker import MarkerError
 
-    state = item.config.stash[_KEY]
+    state = _STATES[item.config]
     judge = state.marker_judge()
     reasons: List[str] = []
     broken: List[str] = []
@@ -105,7 +108,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         try:
             outcome = judge.judge(tuple(mark.args), dict(mark.kwargs))
         except MarkerError as exc:  # the test's own bug, on any machine: it fails
-            item.stash[_UNMET] = f"envcheck marker: {exc}"
+            _UNMET[item] = f"envcheck marker: {exc}"
             return
         if not outcome.met:
             (broken if outcome.broken else reasons).append(outcome.reason)
@@ -113,13 +116,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         state.reported = True
         item.user_properties.append((SUMMARY, judge.summary()))
     if reasons and state.strict:  # failed by the test's call: FAILED, not an error in setup
-        item.stash[_UNMET] = "envcheck (strict): " + "; ".join(reasons)
+        _UNMET[item] = "envcheck (strict): " + "; ".join(reasons)
         return
     if reasons:  # a skip mark, so pytest reports it at the test, not at this line
         item.add_marker(pytest.mark.skip(reason="; ".join(reasons)))
         return
     if broken and state.strict:
-        item.stash[_UNMET] = "envcheck (strict): " + "; ".join(broken)
+        _UNMET[item] = "envcheck (strict): " + "; ".join(broken)
         return
     for text in broken:
         item.warn(pytest.PytestWarning(f"{text}: the test runs unskipped"))
@@ -127,7 +130,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item: pytest.Item) -> None:
-    unmet = item.stash.get(_UNMET, None)
+    unmet = _UNMET.get(item)
     if unmet is not None:
         pytest.fail(unmet, pytrace=False)
 
@@ -135,7 +138,7 @@ def pytest_runtest_call(item: pytest.Item) -> None:
 def judge_of(config: pytest.Config) -> Optional[MarkerJudge]:
     """The judge of this pytest process; None while no marked test has been judged (and in
     a suite without one, ever)."""
-    return config.stash[_KEY].judge
+    return _STATES[config].judge
 
 
 class _Summary:
