@@ -21,6 +21,7 @@ from tests.test_html_report import near, screenshot
 # A Colab T4 runtime whose driver runs CUDA 12.x, with a cu130 torch installed over it.
 COLAB_T4 = {
     "COLAB_RELEASE_TAG": "release-colab-20261201-060000-RC00",
+    "ENVCHECK_FACT_PYTHON_VERSION": "3.12.12",  # Colab's, whichever Python runs the test
     "ENVCHECK_GPUS": "Tesla T4:7.5:15GiB",
     "ENVCHECK_DRIVER_VERSION": "535.104.05",
     "ENVCHECK_CUDA_DRIVER_VERSION": "12.2",

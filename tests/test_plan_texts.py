@@ -113,3 +113,27 @@ def test_the_cpu_reason_reads_as_one_sentence_after_fits() -> None:
     )
     text = " ".join(run.stdout.split())
     assert "(cpu) fits: no NVIDIA GPU here, so the CPU build." in text, run.stdout
+
+
+def _cpu_build_on_an_h100(python: str, driver: str):
+    from tests.fixtures import report_of
+
+    facts = profile("h100-server")
+    facts.python.version, facts.nvidia.driver_version = python, driver
+    facts.nvidia.cuda_driver_version = None
+    facts.torch.version, facts.torch.cuda = "2.13.0+cpu", None
+    return next(f for f in report_of(facts).findings if f.code == "TRC001")
+
+
+def test_a_driver_upgrade_is_offered_only_when_the_driver_keeps_the_release_out():
+    """ "Or keep torch 2.13.0: upgrade the driver to X" only where the driver is older than X
+    and the release has a wheel for this Python: else the upgrade changes nothing."""
+    held_back = _cpu_build_on_an_h100("3.11.7", "520.61.05")
+    assert "Or keep torch 2.13.0: upgrade the driver to 525.60.13 or newer for its cu126 build" in (
+        held_back.fix or ""
+    )
+    no_wheel = _cpu_build_on_an_h100("3.9.18", "520.61.05")  # 2.13 has no Python 3.9 wheel
+    new_driver = _cpu_build_on_an_h100("3.9.18", "570.86.10")  # driver is already past it
+    for finding in (no_wheel, new_driver):
+        assert "nearest release that does" in (finding.fix or "")
+        assert "upgrade the driver" not in (finding.fix or ""), finding.fix

@@ -100,6 +100,7 @@ def test_a_cpu_build_on_a_gpu_machine_names_the_cause_and_the_command(pytester, 
 
 def _cpu_torch() -> dict:
     return {
+        "ENVCHECK_FACT_PYTHON_VERSION": "3.12.3",  # a Python torch 2.13 has wheels for
         "ENVCHECK_FACT_TORCH_INSTALLED": "true",
         "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cpu",
         "ENVCHECK_FACT_TORCH_CUDA": "null",

@@ -15,6 +15,7 @@ from ..compat import torch_variant as torch_variant
 from ..compat import torch_version as torch_version
 from ..facts import Facts
 from ..tables import Tables
+from ..tables.versions import parse_version
 
 if TYPE_CHECKING:
     from ..install import InstallPlan
@@ -127,12 +128,24 @@ def what_fits(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -
         if release and platform and has_nvidia_gpu(facts)
         else None
     )
-    if upgrade is not None and plan.variant != upgrade[0]:
+    python = parse_version(plan.python)
+    wheels = release is not None and (
+        python is None or release.supports_python(python, str(platform))
+    )
+    if upgrade and plan.variant != upgrade[0] and wheels and _below(facts, upgrade[1]):
         text += (
             f" Or keep torch {base}: upgrade the driver to {upgrade[1]} or "
             f"newer for its {upgrade[0]} build."
         )
     return text
+
+
+def _below(facts: Facts, floor: str) -> bool:
+    """Whether this machine's driver is known and older than ``floor``: only then is a driver
+    upgrade the way to keep a release (else the release is out for another reason, such as
+    the Python, and "upgrade the driver" would be a wrong fix)."""
+    driver = parse_version(facts.nvidia.driver_version)
+    return driver is not None and driver < Version(floor)
 
 
 def _platform_unknown(facts: Facts, tables: Tables) -> str:
