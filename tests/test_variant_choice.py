@@ -68,3 +68,32 @@ def test_one_build_that_fits_says_nothing_of_others() -> None:
     )
     assert plan.ok and str(plan.variant) == "cu128"
     assert not [r for r in plan.reasons if "would fit too" in r], plan.reasons
+
+
+def windows_box(driver: str, gpu: str, cc: str) -> Facts:
+    facts = box(driver, None, gpu, cc)
+    facts.system.os, facts.system.machine = "Windows", "AMD64"
+    return facts
+
+
+@pytest.mark.parametrize("torch", ["2.9.1", "2.10.0", "2.11.0"])
+def test_an_rtx_5090_on_windows_gets_the_cu130_build_of_an_older_release(torch: str) -> None:
+    """Windows cu130 lists for 2.9-2.11 (inferred from every stored Windows build script):
+    the cu130 command with the GPU covered, and the answer says its list is inferred."""
+    facts = windows_box("581.57", "NVIDIA GeForce RTX 5090", "12.0")
+    plan = resolve(facts, TABLES, Wish(torch=torch), "windows-x86_64")
+    assert plan.ok and str(plan.variant) == "cu130" and plan.torch == torch, plan
+    assert not plan.unverified, plan.unverified
+    assert "covered by cu130 (its architecture list inferred" in plan.reasons[0], plan.reasons
+
+
+def test_a_list_read_from_the_release_is_not_called_inferred() -> None:
+    plan = resolve(box("535.104.05", "12.2"), TABLES, Wish(torch="2.4.1"), "linux-x86_64")
+    assert plan.ok and "covered by" in plan.reasons[0] and "inferred" not in plan.reasons[0]
+
+
+def test_a_volta_gpu_on_windows_211_is_not_given_cu128() -> None:
+    """2.11 dropped Volta from the 12.8 builds: cu126 (which carries sm_70) is the one."""
+    facts = windows_box("573.24", "Tesla V100-PCIE-16GB", "7.0")  # R580 dropped Volta
+    plan = resolve(facts, TABLES, Wish(torch="2.11.0"), "windows-x86_64")
+    assert plan.ok and str(plan.variant) == "cu126", plan

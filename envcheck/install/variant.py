@@ -148,8 +148,13 @@ def _auto_cuda(
     caps = gpu_capabilities(facts)
     gpus = ", ".join(sorted({f"{n} ({sm_name(c)})" for n, c in caps})) or "the GPUs"
     kept = " (the installed build)" if prefer is not None and variant == prefer else ""
+    inferred = (
+        " (its architecture list inferred from PyTorch's build scripts)"
+        if release.arch_list_inferred(variant, platform.machine, platform.is_windows)
+        else ""
+    )
     reasons_: List[str] = [
-        f"{how}; {gpus} covered by {variant}{kept} -> torch {version}+{variant}",
+        f"{how}; {gpus} covered by {variant}{kept}{inferred} -> torch {version}+{variant}",
         *driver_unknown(verdict),
     ]
     others = [v for v in fits if v != variant]

@@ -1,9 +1,8 @@
 """The compatibility tables as typed, immutable values, with the questions code asks.
 
-Code asks questions ("which CUDA variants did torch 2.7 publish?", "what driver
-does CUDA 12.8 need?", "does an sm_90 kernel run on a 9.0 GPU?"); the answers
-live in compat_tables/*.json. Every comparison goes through
-``packaging.version.Version``: driver 535.104.05 is (535, 104, 5).
+Code asks questions ("which CUDA variants did torch 2.7 publish?", "what driver does CUDA
+12.8 need?", "does an sm_90 kernel run on a 9.0 GPU?"); the answers live in compat_tables/*.json.
+Every comparison goes through ``packaging.version.Version``: driver 535.104.05 is (535, 104, 5).
 """
 
 from __future__ import annotations
@@ -39,6 +38,12 @@ from .versions import parse_driver as parse_driver
 from .versions import parse_version as parse_version
 
 
+def _arch_field(machine: str, windows: bool) -> str:
+    """The Release field holding the architecture lists of this platform's builds."""
+    aarch64 = machine in ("aarch64", "arm64")
+    return "arch_lists_windows" if windows else "arch_lists_aarch64" if aarch64 else "arch_lists"
+
+
 @record(frozen=True)
 class Release:
     minor: str
@@ -62,12 +67,11 @@ class Release:
     provenance: Provenance
     # ROCm variant -> gfx targets of its wheels (get_arch_list() on ROCm); absent: not known
     gfx_lists: Mapping[Variant, Tuple[str, ...]] = field(default_factory=dict)
-    # Per platform, where the release's own facts do not hold for every platform. A
-    # platform missing from python_by_platform has not been checked: its range is the
-    # release's, not verified. windows_cuda None: the Windows CUDA builds are not known.
+    # Per platform, where the release's facts do not hold for every platform. A platform missing
+    # from python_by_platform is not checked: its range is the release's, not verified.
     python_by_platform: Mapping[str, Tuple[Version, Version]] = field(default_factory=dict)
     versions_by_platform: Mapping[str, Tuple[Version, ...]] = field(default_factory=dict)
-    windows_cuda: Optional[Tuple[Variant, ...]] = None
+    windows_cuda: Optional[Tuple[Variant, ...]] = None  # None: the Windows CUDA builds unknown
     windows_xpu: Optional[bool] = None
     arch_lists_windows: Mapping[Variant, Tuple[str, ...]] = field(default_factory=dict)
     pip_index: Mapping[str, str] = field(default_factory=dict)  # version -> index base URL
@@ -120,12 +124,15 @@ class Release:
         self, variant: Variant, machine: str = "x86_64", windows: bool = False
     ) -> Optional[Tuple[str, ...]]:
         """The architectures a build carries, or None where the tables do not know them.
-        Windows builds have their own lists (sm_61 added, PTX of the oldest arch): a
-        Linux list never stands in for one."""
-        if windows:
-            return self.arch_lists_windows.get(variant)
-        lists = self.arch_lists_aarch64 if machine in ("aarch64", "arm64") else self.arch_lists
-        return lists.get(variant)
+        Windows builds have their own lists (sm_61 added, PTX of the oldest arch): a Linux list
+        never stands in for one."""
+        return getattr(self, _arch_field(machine, windows)).get(variant)  # type: ignore[no-any-return]
+
+    def arch_list_inferred(self, variant: Variant, machine: str, windows: bool) -> bool:
+        """Whether ``arch_list``'s answer was inferred (from build scripts not tied to this
+        release's branch), not read from the release: an answer built on it says so."""
+        field = _arch_field(machine, windows)  # the whole field inferred, or this variant's
+        return bool({field, f"{field}.{variant}"} & set(self.provenance.inferred))
 
     def gfx_list(self, variant: Variant) -> Optional[Tuple[str, ...]]:
         """The gfx targets the ``variant`` (rocm6.2) wheels carry; None when not known."""
