@@ -295,6 +295,7 @@ class PackageFacts:
     version: str = ""
     location: Optional[str] = None  # the sys.path entry it lives in
     installer: Optional[str] = None  # contents of INSTALLER: pip, uv, conda, ...
+    requires: List[str] = field(default_factory=list)  # its Requires-Dist lines naming torch
 
 
 @record
@@ -321,6 +322,7 @@ class TorchFacts:
     installer: Optional[str] = None
     installs: List[PackageFacts] = field(default_factory=list)  # every torch dist found
     companions: List[PackageFacts] = field(default_factory=list)  # torchvision, nvidia-*, ...
+    dependents: List[PackageFacts] = field(default_factory=list)  # others that require torch
     conda_packages: List[CondaPackageFacts] = field(default_factory=list)
     # torch's own Requires-Dist on Triton ("triton==3.5.0", "pytorch-triton-rocm==3.5.0"),
     # markers dropped; None when it has none (CPU builds, macOS, Windows).
@@ -467,16 +469,15 @@ class Facts:
 
     def to_dict(self) -> Dict[str, Any]:
         """Plain JSON data: values (ComputeCapability, Arch, enums) as their strings."""
-        plain: Dict[str, Any] = to_plain(self)
-        return plain
+        return to_plain(self)  # type: ignore[no-any-return]
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
 
     @classmethod
     def from_dict(cls, data: Any) -> Facts:
-        """Build Facts from a dict, checking every type; unknown keys are ignored. Raises
-        FactsError naming the field, never a KeyError or TypeError."""
+        """Facts from a dict, every type checked, unknown keys ignored: a FactsError names
+        the field, never a KeyError or TypeError."""
         if not isinstance(data, dict):
             raise FactsError(f"a Facts document is a JSON object, not {kind_of(data)}")
         version = data.get("schema_version", SCHEMA_VERSION)

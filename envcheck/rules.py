@@ -47,6 +47,9 @@ DETAILS: Dict[str, str] = {
     # which build the torch is (CPU, CUDA X, ROCm): a bare "torch 2.1.0" typed in a report
     # may be PyPI's CUDA wheel, a CPU wheel or a conda build
     "torch.build": "torch",
+    # what the other installed packages require of torch (their METADATA): a pip list in a
+    # report names them without it
+    "torch.dependents": "torch",
 }
 _DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
     **{c: frozenset({"nvidia.gpus", "torch.build"}) for c in ("TRC001", "TRC002", "TRC004")},
@@ -56,6 +59,7 @@ _DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
     **{c: frozenset({"nvidia.driver", "torch.build"}) for c in ("DRV001", "DRV002")},
     "DRV006": frozenset({"nvidia.driver"}),
     "PKG002": frozenset({"torch.build"}),  # a companion's build against torch's
+    "PKG006": frozenset({"torch.dependents"}),
     **{c: frozenset({"nvidia.driver", "nvidia.gpus"}) for c in ("DRV003", "DRV005")},
     **{c: frozenset({"system.machine"}) for c in ("PY002", "PY003")},
     **{c: frozenset({"nvidia.gpus", "nvidia.links"}) for c in ("LNK001", "LNK002", "LNK003")},
@@ -212,6 +216,7 @@ _RULES: List[Rule] = [
         "warning",
         "triton is not the version this torch was released with",
     ),
+    Rule("PKG006", "pinned-to-other-torch", "error", "an installed package requires another torch"),
     # installs
     Rule("INS001", "duplicate-torch", "error", "more than one torch installed"),
     Rule("INS002", "mixed-torch-files", "error", "torch's files and metadata disagree"),

@@ -11,6 +11,7 @@ from ..tables import Tables
 from . import (
     arch,
     build,
+    dependents,
     driver,
     health,
     jetson,
@@ -33,6 +34,7 @@ CHECKS: Sequence[Check] = (
     arch.check,
     python.check,
     packages.check,
+    dependents.check,
     runtime.check,
     toolchain.check,
     health.check,

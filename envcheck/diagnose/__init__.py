@@ -44,6 +44,7 @@ DETAIL_LABELS = {
     "nvidia.links": "the GPUs' PCIe links (envcheck probe on the machine)",
     "nvidia.topology": "the GPUs' topology and P2P status (nvidia-smi topo -m)",
     "torch.build": "which torch build is installed (collect_env, or torch.version.cuda)",
+    "torch.dependents": "what the other installed packages require of torch (envcheck check)",
 }
 KEY_FACTS = [
     ("torch", "torch version and build"),
@@ -138,6 +139,7 @@ def unstated(reading: Reading) -> List[str]:
         "nvidia.links": any(g.pcie is not None for g in f.nvidia.gpus),
         "nvidia.topology": bool(f.nvidia.pairs) or any(g.nvlinks for g in f.nvidia.gpus),
         "torch.build": _build_known(reading),
+        "torch.dependents": bool(f.torch.dependents),
     }
     return sorted(d for d, ok in known.items() if not ok and d not in reading.stated)
 
@@ -176,12 +178,13 @@ def diagnose_text(
     observed = set(reading.observed)
     lacking = unstated(reading)
     missing = [label for section, label in KEY_FACTS if section not in observed]
-    # the GPUs' links are never in a pasted report: their checks are listed as not run, and
-    # the reply does not ask every reporter for them
+    # the GPUs' links and the packages' own requirements are never in a pasted report: their
+    # checks are listed as not run, and the reply does not ask every reporter for them
     missing += [
         DETAIL_LABELS[d]
         for d in lacking
-        if DETAILS[d] in observed and d not in ("nvidia.links", "nvidia.topology")
+        if DETAILS[d] in observed
+        and d not in ("nvidia.links", "nvidia.topology", "torch.dependents")
     ]
     judged = observed | ({"text"} if messages else set())
     families = sorted({r.family for r in RULES.values()})

@@ -16,6 +16,7 @@ from ..compat import (
     torch_version,
 )
 from ..facts import Facts
+from ..pins import unmet_pins
 from ..tables import Tables
 from ..tables.model import Release
 from ..values import Platform, Variant
@@ -56,6 +57,10 @@ def add_changes(
         return
     old = tables.release(current)
     plan.changes.append(f"torch {current} -> {plan.installs}")
+    for pin in unmet_pins(facts, str(version)):  # pip only warns: say it before, not after
+        plan.changes.append(
+            f"{pin.text}: torch {version} does not meet it (pip installs it anyway)"
+        )
     if old is None:
         return
     if release.python_min > old.python_min:

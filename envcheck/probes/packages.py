@@ -78,6 +78,33 @@ def scan(sys_path: Iterable[str], wanted: Callable[[str], bool]) -> List[FoundDi
     return found
 
 
+# A Requires-Dist line on torch itself (not torchvision, torch-scatter or torch_geometric).
+_TORCH_REQ = re.compile(r"^Requires-Dist:[ \t]*(torch(?![\w.-])[^\r\n]*)", re.I | re.M)
+
+
+def metadata_headers(metadata_dir: str, limit: int = 256 * 1024) -> str:
+    """The headers of a dist-info's METADATA (up to the first blank line: the long
+    description after it can be megabytes), read in small pieces; "" when unreadable."""
+    try:
+        with open(os.path.join(metadata_dir, "METADATA"), encoding="utf-8", errors="replace") as fh:
+            text = ""
+            while len(text) < limit:
+                piece = fh.read(8192)
+                text += piece
+                end = text.find("\n\n")
+                if end >= 0 or not piece:
+                    return text if end < 0 else text[:end]
+            return text
+    except OSError:
+        return ""
+
+
+def torch_requirements(metadata_dir: str) -> List[str]:
+    """A distribution's Requires-Dist lines on torch, as written (version and markers):
+    ``torch==2.4.1``, ``torch>=2.0; extra == "gpu"``."""
+    return [m.group(1).strip() for m in _TORCH_REQ.finditer(metadata_headers(metadata_dir))]
+
+
 def read_installer(metadata_dir: str) -> Optional[str]:
     try:
         with open(os.path.join(metadata_dir, "INSTALLER"), encoding="utf-8") as fh:

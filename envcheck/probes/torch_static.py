@@ -12,9 +12,9 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence
 
-from ..facts import TorchFacts
+from ..facts import PackageFacts, TorchFacts
 from . import packages
 
 TORCH = "torch"
@@ -34,6 +34,9 @@ COMPANIONS = frozenset(
         "flash-attn",
     }
 )
+# Companions whose pairing with torch the tables judge (PKG001): their own pin on torch is
+# not read again as a dependent's (PKG006), which would say the same twice.
+PAIRED = frozenset({"torchvision", "torchaudio"})
 # nvidia-ml-py is NVML's Python binding (envcheck's own dependency), not a CUDA runtime.
 _NOT_RUNTIME = frozenset({"nvidia-ml-py", "nvidia-ml-py3", "nvidia-pyindex"})
 
@@ -96,11 +99,13 @@ def probe_torch_static(
     ``torch_origin`` is where ``importlib.util.find_spec("torch")`` points: the
     copy an import would load. Dist-infos elsewhere are duplicates.
     """
-    found = packages.scan(sys_path, lambda n: n == TORCH or is_companion(n))
+    every = packages.scan(sys_path, lambda n: True)
+    found = [d for d in every if d.name == TORCH or is_companion(d.name)]
     torch_dists = [d for d in found if d.name == TORCH]
     facts = TorchFacts(
         installs=[d.facts() for d in torch_dists],
         companions=[d.facts() for d in found if d.name != TORCH],
+        dependents=_dependents(d for d in every if d.name != TORCH and d.name not in PAIRED),
     )
     if prefix:
         facts.conda_packages = packages.scan_conda_meta(prefix, CONDA_PACKAGES.__contains__)
@@ -127,6 +132,18 @@ def probe_torch_static(
     if facts.version is None:
         facts.version = facts.dist_version
     return facts
+
+
+def _dependents(dists: Iterable[packages.FoundDist]) -> List[PackageFacts]:
+    """The other installed distributions that require torch (their METADATA headers): a
+    package pinned to another torch breaks when torch changes under it (PKG006)."""
+    out = []
+    for dist in dists:
+        if dist.metadata_dir.endswith(".dist-info"):
+            requires = packages.torch_requirements(dist.metadata_dir)
+            if requires:
+                out.append(PackageFacts(dist.name, dist.version, dist.location, requires=requires))
+    return out
 
 
 def _owning_dist(dists: List[packages.FoundDist], pkg_dir: str) -> Optional[packages.FoundDist]:

@@ -1,0 +1,103 @@
+"""What installed packages require of torch: each dependent's Requires-Dist on torch (read
+by the static probe, PackageFacts.requires), evaluated for the target interpreter's markers.
+
+One place for the question both the check (PKG006: a package pinned to another torch) and
+the install plan (what an install breaks) ask, so they never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from ._record import record
+from .facts import Facts, PackageFacts
+
+_SYS_PLATFORM = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}
+
+
+@record(frozen=True)
+class Pin:
+    """One installed package's requirement on torch, as it applies on this machine."""
+
+    package: PackageFacts
+    requirement: Requirement
+
+    @property
+    def text(self) -> str:
+        return (
+            f"{self.package.name} {self.package.version} requires torch{self.requirement.specifier}"
+        )
+
+    def allows(self, torch: Version) -> bool:
+        """Whether ``torch`` (local label and all: 2.4.1+cu121 meets ==2.4.1) meets it."""
+        return self.requirement.specifier.contains(torch, prereleases=True)
+
+
+def marker_environment(facts: Facts) -> Dict[str, str]:
+    """The PEP 508 marker variables of the target interpreter, from its facts (it may not be
+    the one envcheck runs in). No extra is selected: a requirement of an extra is not one."""
+    version = facts.python.version or ""
+    major_minor = ".".join(version.split(".")[:2])
+    implementation = facts.python.implementation or "CPython"
+    return {
+        "python_version": major_minor,
+        "python_full_version": version,
+        "implementation_name": implementation.lower(),
+        "implementation_version": version,
+        "platform_python_implementation": implementation,
+        "sys_platform": _SYS_PLATFORM.get(facts.system.os, facts.system.os.lower()),
+        "platform_system": facts.system.os,
+        "platform_machine": facts.system.machine,
+        "platform_release": facts.system.kernel or "",
+        "platform_version": "",
+        "os_name": "nt" if facts.system.os == "Windows" else "posix",
+        "extra": "",
+    }
+
+
+def torch_pins(facts: Facts) -> Tuple[List[Pin], List[str]]:
+    """(the requirements on torch that apply here, the lines that could not be read). A
+    requirement whose markers do not hold here (another Python, an extra) is left out."""
+    env = marker_environment(facts)
+    pins: List[Pin] = []
+    unread: List[str] = []
+    for package in facts.torch.dependents:
+        for line in package.requires:
+            requirement = _parse(line)
+            if requirement is None or requirement.name.lower() != "torch":
+                unread.append(f"{package.name} {package.version}: {line}")
+                continue
+            try:
+                if requirement.marker is not None and not requirement.marker.evaluate(env):
+                    continue
+            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                unread.append(f"{package.name} {package.version}: {line}")
+                continue
+            if requirement.specifier:
+                pins.append(Pin(package, requirement))
+    return pins, unread
+
+
+def unmet_pins(facts: Facts, torch: Optional[str]) -> List[Pin]:
+    """The pins ``torch`` (a version, such as the installed or a planned one) does not meet."""
+    try:
+        version = Version(torch) if torch else None
+    except InvalidVersion:
+        return []
+    if version is None:
+        return []
+    return [p for p in torch_pins(facts)[0] if not p.allows(version)]
+
+
+def _parse(line: str) -> Optional[Requirement]:
+    try:
+        return Requirement(line)
+    except InvalidRequirement:
+        return None
+
+
+__all__ = ["Pin", "marker_environment", "torch_pins", "unmet_pins"]

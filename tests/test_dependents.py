@@ -1,0 +1,149 @@
+"""Packages that require another torch (PKG006, envcheck.pins): read from real dist-info
+folders, judged with the target interpreter's markers, said before an install breaks them,
+and the whole story run with real pip against a local index of fake wheels (pip installs a
+torch over a pin with only a warning: the reason envcheck must say it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from envcheck.facts import PackageFacts
+from envcheck.install import Wish, resolve
+from envcheck.pins import torch_pins
+from envcheck.probes.torch_static import probe_torch_static
+from tests.fixtures import TABLES, profile, report_of
+from tests.localindex import Venv, build_index, make_wheel
+from tests.sitetree import add_dist, add_torch
+
+
+def with_requires(folder: Path, *lines: str, description: str = "") -> None:
+    meta = folder / "METADATA"
+    text = meta.read_text() + "".join(f"Requires-Dist: {line}\n" for line in lines)
+    meta.write_text(text + ("\n" + description if description else ""))
+
+
+def test_the_static_probe_reads_each_packages_requirement_on_torch(tmp_path):
+    site = tmp_path / "site-packages"
+    add_torch(site, "2.13.0+cpu")
+    with_requires(add_dist(site, "xformers", "0.0.28"), "torch==2.4.1", "numpy")
+    with_requires(add_dist(site, "vllm", "0.9.0"), "torch (==2.13.0)", 'torch>=2; extra == "x"')
+    # not torch itself: a package named torch-something, and torchvision (a companion, PKG001's)
+    with_requires(add_dist(site, "torch-geometric", "2.6.1"), "torch-sparse>=0.6", "tqdm")
+    with_requires(add_dist(site, "torchvision", "0.28.0"), "torch==2.13.0")
+    # a Requires-Dist line in the long description is text, not metadata
+    with_requires(add_dist(site, "readme-pkg", "1.0"), description="Requires-Dist: torch==1.0\n")
+    facts = probe_torch_static([str(site)], str(site / "torch" / "__init__.py"))
+    got = {d.name: d.requires for d in facts.dependents}
+    assert got == {
+        "xformers": ["torch==2.4.1"],
+        "vllm": ["torch (==2.13.0)", 'torch>=2; extra == "x"'],
+    }
+
+
+def machine(torch: str, *dependents: PackageFacts, python: str = "3.12.3"):
+    facts = profile("h100-server")
+    facts.python.version = python
+    facts.torch.version, facts.torch.cuda = torch, "12.6" if "+cu126" in torch else None
+    facts.torch.dependents = list(dependents)
+    return facts
+
+
+XFORMERS = PackageFacts("xformers", "0.0.28", requires=["torch==2.4.1"])
+
+
+def test_a_package_pinned_to_another_torch_is_an_error_with_both_ways_out():
+    report = report_of(machine("2.13.0+cu126", XFORMERS))
+    (pkg,) = [f for f in report.findings if f.code == "PKG006"]
+    assert pkg.severity.value == "error"
+    assert pkg.title == "xformers 0.0.28 requires torch==2.4.1, but torch 2.13.0+cu126 is installed"
+    assert "torch==2.4.1" in (pkg.fix or "") and "pip install -U xformers" in (pkg.fix or "")
+
+
+@pytest.mark.parametrize(
+    "requires, python",
+    [
+        (["torch==2.13.0"], "3.12.3"),  # a local label meets a plain pin (PEP 440)
+        (["torch>=2.1,<2.14"], "3.12.3"),
+        (['torch==2.4.1; python_version < "3.9"'], "3.12.3"),  # another Python's requirement
+        (['torch==2.4.1; extra == "legacy"'], "3.12.3"),  # an extra's, not installed
+        (['torch==2.4.1; sys_platform == "win32"'], "3.12.3"),
+        (["torch"], "3.12.3"),  # no version: nothing to break
+    ],
+)
+def test_what_does_not_apply_here_is_no_finding(requires, python):
+    pkg = PackageFacts("somepkg", "1.0", requires=requires)
+    report = report_of(machine("2.13.0+cu126", pkg, python=python))
+    assert not [f for f in report.findings if f.code == "PKG006"], requires
+
+
+def test_a_marker_for_this_python_applies():
+    pkg = PackageFacts("oldpkg", "1.0", requires=['torch<2; python_version >= "3.10"'])
+    report = report_of(machine("2.13.0+cu126", pkg))
+    assert [f.code for f in report.findings if f.code == "PKG006"] == ["PKG006"]
+
+
+def test_an_unreadable_line_is_not_read_as_a_pin():
+    pkg = PackageFacts("odd", "1.0", requires=["torch ===", "torch>=2; python_version ~ 'x'"])
+    pins, unread = torch_pins(machine("2.13.0+cu126", pkg))
+    assert pins == [] and len(unread) == 2
+
+
+def test_the_install_plan_says_which_packages_it_breaks():
+    facts = machine("2.4.1+cu121", XFORMERS)
+    facts.torch.cuda = "12.1"
+    plan = resolve(facts, TABLES, Wish(torch="2.13.0"), "linux-x86_64")
+    assert plan.ok, plan
+    assert (
+        "xformers 0.0.28 requires torch==2.4.1: torch 2.13.0 does not meet it (pip installs it anyway)"
+        in plan.changes
+    ), plan.changes
+    same = resolve(facts, TABLES, Wish(torch="2.4.1"), "linux-x86_64")
+    assert not [c for c in same.changes if "xformers" in c], same.changes
+
+
+@pytest.mark.slow  # real pip, a venv, envcheck on that venv's interpreter
+def test_pip_replaces_torch_under_a_pin_with_a_warning_and_envcheck_says_so(tmp_path):
+    wheels = tmp_path / "wheels"
+    index = build_index(
+        tmp_path / "index",
+        {
+            "torch": [make_wheel(wheels, "torch", "2.4.1"), make_wheel(wheels, "torch", "2.13.0")],
+            "xformers": [make_wheel(wheels, "xformers", "0.0.28", requires=["torch==2.4.1"])],
+        },
+    )
+    venv = Venv.create(tmp_path / "venv")
+    venv.pip("install", "xformers==0.0.28", "--index-url", index)
+
+    def pkg006() -> list:
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "envcheck",
+                "check",
+                "--no-deep",
+                "--format",
+                "json",
+                "--python",
+                str(venv.python),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
+        assert run.returncode in (0, 1), run.stderr
+        return [f["title"] for f in json.loads(run.stdout)["findings"] if f["code"] == "PKG006"]
+
+    assert pkg006() == []  # torch 2.4.1, as xformers wants
+    upgrade = venv.pip("install", "torch==2.13.0", "--index-url", index)
+    assert upgrade.returncode == 0  # pip does it...
+    assert (
+        "xformers 0.0.28 requires torch==2.4.1" in upgrade.stderr + upgrade.stdout
+    )  # ...and warns
+    assert pkg006() == ["xformers 0.0.28 requires torch==2.4.1, but torch 2.13.0 is installed"]
