@@ -322,7 +322,7 @@ class TorchFacts:
     installer: Optional[str] = None
     installs: List[PackageFacts] = field(default_factory=list)  # every torch dist found
     companions: List[PackageFacts] = field(default_factory=list)  # torchvision, nvidia-*, ...
-    dependents: List[PackageFacts] = field(default_factory=list)  # others that require torch
+    dependents: List[PackageFacts] = field(default_factory=list)  # others that pin or label torch
     conda_packages: List[CondaPackageFacts] = field(default_factory=list)
     # torch's own Requires-Dist on Triton ("triton==3.5.0", "pytorch-triton-rocm==3.5.0"),
     # markers dropped; None when it has none (CPU builds, macOS, Windows).

@@ -15,6 +15,8 @@ from packaging.version import InvalidVersion, Version
 
 from ._record import record
 from .facts import Facts, PackageFacts
+from .tables import Tables
+from .values import Variant
 
 _SYS_PLATFORM = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}
 
@@ -100,4 +102,60 @@ def _parse(line: str) -> Optional[Requirement]:
         return None
 
 
-__all__ = ["Pin", "marker_environment", "torch_pins", "unmet_pins"]
+@record(frozen=True)
+class LabelledBuild:
+    """An installed package whose version label says it was built for another torch (or
+    build) than ``torch``: which, why that does not fit, and the index of the right one."""
+
+    package: PackageFacts
+    torch: str  # the torch minor it was built for, "2.1"
+    variant: str  # the build it was made for, "cu121"
+    why: str
+    index: Optional[str]
+
+
+def builds_for_other_torch(
+    facts: Facts, tables: Tables, torch: Version, variant: Optional[Variant]
+) -> List[LabelledBuild]:
+    """The packages (package_builds.json) built for another torch minor than ``torch``, or for
+    a build ``variant`` cannot load (CUDA under a CPU torch, another CUDA major)."""
+    by_name = {name: build for build in tables.package_builds for name in build.names}
+    out = []
+    for pkg in facts.torch.dependents:
+        build = by_name.get(pkg.name)
+        made = build.built_for(pkg.version.partition("+")[2].lower()) if build else None
+        if build is None or made is None:
+            continue
+        why = _mismatch(made[0], Variant.maybe(made[1]), torch, variant)
+        if why is not None:
+            index = build.index and build.index.format(
+                torch=f"{torch.major}.{torch.minor}.0", variant=variant or "cpu"
+            )
+            out.append(LabelledBuild(pkg, made[0], made[1], why, index))
+    return out
+
+
+def _mismatch(
+    minor: str, built: Optional[Variant], torch: Version, variant: Optional[Variant]
+) -> Optional[str]:
+    """Why a build for torch ``minor`` in ``built`` does not fit ``torch``, or None."""
+    if minor != f"{torch.major}.{torch.minor}":
+        return f"torch {torch} is installed"
+    if built is None or variant is None or built == variant:
+        return None
+    if built.is_cuda and not variant.is_cuda:
+        return f"the installed torch is a {variant} build"
+    ours, theirs = built.cuda, variant.cuda
+    if ours is not None and theirs is not None and ours.major != theirs.major:
+        return f"torch's CUDA is {theirs}, another major"
+    return None
+
+
+__all__ = [
+    "LabelledBuild",
+    "Pin",
+    "builds_for_other_torch",
+    "marker_environment",
+    "torch_pins",
+    "unmet_pins",
+]

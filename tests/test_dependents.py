@@ -147,3 +147,105 @@ def test_pip_replaces_torch_under_a_pin_with_a_warning_and_envcheck_says_so(tmp_
         "xformers 0.0.28 requires torch==2.4.1" in upgrade.stderr + upgrade.stdout
     )  # ...and warns
     assert pkg006() == ["xformers 0.0.28 requires torch==2.4.1, but torch 2.13.0 is installed"]
+
+
+# --------------------------------------------------------------------------- PKG007
+
+
+def test_a_build_label_makes_a_dependent_without_any_requirement(tmp_path):
+    site = tmp_path / "site-packages"
+    add_torch(site, "2.13.0+cu126", cuda="12.6")
+    add_dist(site, "torch-scatter", "2.1.2+pt21cu121")  # PyG's wheels declare no torch
+    add_dist(site, "requests", "2.32.3")
+    facts = probe_torch_static([str(site)], str(site / "torch" / "__init__.py"))
+    assert [(d.name, d.version, d.requires) for d in facts.dependents] == [
+        ("torch-scatter", "2.1.2+pt21cu121", [])
+    ]
+
+
+@pytest.mark.parametrize(
+    "torch, label, expected",
+    [
+        (
+            "2.13.0+cu126",
+            "pt21cu121",
+            "was built for torch 2.1 (cu121); torch 2.13.0+cu126 is installed",
+        ),
+        (
+            "2.13.0+cpu",
+            "pt213cu126",
+            "was built for torch 2.13 (cu126); the installed torch is a cpu build",
+        ),
+        (
+            "2.13.0+cu126",
+            "pt213cu118",
+            "was built for torch 2.13 (cu118); torch's CUDA is 12.6, another major",
+        ),
+        (
+            "2.10.0+cu128",
+            "pt21cu121",
+            "was built for torch 2.1 (cu121); torch 2.10.0+cu128 is installed",
+        ),
+        ("2.13.0+cu130", "pt213cu128", None),  # same torch minor, CUDA 13 vs 12.8: other major!
+        ("2.13.0+cu126", "pt213cu128", None),  # same torch minor and CUDA major
+        ("2.13.0+cu126", "pt213cpu", None),  # a CPU build runs under a CUDA torch (CPU tensors)
+        ("2.10.0+cu128", "pt210cu128", None),  # pt210 is 2.10, not 2.1
+    ],
+)
+def test_pkg007_reads_the_label_with_the_table(torch, label, expected):
+    facts = machine(torch, PackageFacts("torch-scatter", f"2.1.2+{label}"))
+    facts.torch.cuda = {"cu126": "12.6", "cu128": "12.8", "cu130": "13.0"}.get(torch.split("+")[1])
+    got = [f.title for f in report_of(facts).findings if f.code == "PKG007"]
+    if label == "pt213cu128" and torch.endswith("cu130"):
+        expected = "was built for torch 2.13 (cu128); torch's CUDA is 13.0, another major"
+    assert got == ([f"torch-scatter 2.1.2+{label} {expected}"] if expected else []), got
+
+
+def test_pkg007_fix_points_at_the_packages_index_for_this_torch():
+    facts = machine("2.13.0+cu126", PackageFacts("torch-sparse", "0.6.18+pt21cu121"))
+    (f,) = [f for f in report_of(facts).findings if f.code == "PKG007"]
+    assert (
+        "pip install --force-reinstall torch-sparse -f https://data.pyg.org/whl/torch-2.13.0+cu126.html"
+        in (f.fix or "")
+    )
+
+
+def test_a_package_the_table_does_not_know_is_not_judged_by_its_label():
+    facts = machine("2.13.0+cu126", PackageFacts("somepkg", "1.0+pt21cu121"))
+    assert not [f for f in report_of(facts).findings if f.code == "PKG007"]
+
+
+def test_the_plan_says_which_extensions_to_reinstall():
+    facts = machine("2.1.2+cu121", PackageFacts("torch-scatter", "2.1.2+pt21cu121"))
+    facts.torch.cuda = "12.1"
+    plan = resolve(facts, TABLES, Wish(torch="2.13.0"), "linux-x86_64")
+    assert plan.ok, plan
+    line = next(c for c in plan.changes if c.startswith("torch-scatter"))
+    assert line.startswith(
+        "torch-scatter 2.1.2+pt21cu121 is built for torch 2.1 (cu121): reinstall"
+    )
+    assert f"-f https://data.pyg.org/whl/torch-2.13.0+{plan.variant}.html" in line
+
+
+@pytest.mark.parametrize(
+    "entry, error",
+    [
+        ({"label": "^pt(?P<major>[0-9])$"}, "needs exactly the groups major, minor and variant"),
+        ({"label": "^pt(["}, "not a regular expression"),
+        ({"index": "http://example.org/{torch}"}, "an https URL"),
+        ({"names": ["Torch-Scatter"]}, "normalised"),
+    ],
+)
+def test_the_table_refuses_what_it_cannot_apply(entry, error):
+    from envcheck.tables.load import TableError
+    from envcheck.tables.read_package_builds import read_package_builds
+
+    base = {
+        "names": ["torch-scatter"],
+        "label": "^pt(?P<major>[0-9])(?P<minor>[0-9]+)(?P<variant>cpu|cu[0-9]+)$",
+        "index": "https://data.pyg.org/whl/torch-{torch}+{variant}.html",
+        "sources": ["S"],
+    }
+    doc = {"sources": {"S": "a source"}, "packages": [{**base, **entry}]}
+    with pytest.raises(TableError, match=error):
+        read_package_builds(doc, "package_builds.json")

@@ -1,4 +1,5 @@
-"""PKG006: an installed package that requires another torch than the one installed.
+"""PKG006: an installed package that requires another torch than the one installed; PKG007:
+one whose compiled extension was built for another torch or build (its version's label).
 
 xFormers, vLLM, flash-attn and PyG's extensions declare the torch they were built for
 (``Requires-Dist: torch==2.4.1``); pip installs another torch over them with only a warning,
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 from typing import List
 
-from ..compat import torch_version
+from packaging.version import Version
+
+from ..compat import torch_variant, torch_version
 from ..facts import Facts
 from ..findings import Finding
-from ..pins import torch_pins
+from ..pins import builds_for_other_torch, torch_pins
 from ..rules import RULES
 from ..tables import Tables
 
@@ -22,6 +25,10 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     current = torch_version(facts)
     if current is None:
         return []
+    return _pinned(facts, current) + _built_for(facts, tables, current)
+
+
+def _pinned(facts: Facts, current: Version) -> List[Finding]:
     pins, _ = torch_pins(facts)
     findings = []
     for pin in pins:
@@ -41,6 +48,24 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
                 f"(its newer releases pin newer torch: `pip install -U {name}`, then check again). "
                 "pip installs a torch over such a pin with only a warning; the package then fails "
                 "at import or with 'undefined symbol'.",
+            )
+        )
+    return findings
+
+
+def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
+    findings = []
+    for b in builds_for_other_torch(facts, tables, current, torch_variant(facts)):
+        pkg = b.package
+        fix = f"Reinstall {pkg.name} built for torch {current.major}.{current.minor}" + (
+            f": pip install --force-reinstall {pkg.name} -f {b.index}" if b.index else ""
+        )
+        findings.append(
+            RULES["PKG007"](
+                f"{pkg.name} {pkg.version} was built for torch {b.torch} ({b.variant}); {b.why}",
+                [f"{pkg.name} {pkg.version}", f"torch {facts.torch.version}"],
+                fix + ". An extension built against another torch fails at import "
+                "('undefined symbol') or when it first runs on the GPU.",
             )
         )
     return findings

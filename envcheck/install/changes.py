@@ -16,7 +16,7 @@ from ..compat import (
     torch_version,
 )
 from ..facts import Facts
-from ..pins import unmet_pins
+from ..pins import builds_for_other_torch, unmet_pins
 from ..tables import Tables
 from ..tables.model import Release
 from ..values import Platform, Variant
@@ -60,6 +60,12 @@ def add_changes(
     for pin in unmet_pins(facts, str(version)):  # pip only warns: say it before, not after
         plan.changes.append(
             f"{pin.text}: torch {version} does not meet it (pip installs it anyway)"
+        )
+    for b in builds_for_other_torch(facts, tables, version, variant):
+        where = f" (pip install --force-reinstall {b.package.name} -f {b.index})" if b.index else ""
+        plan.changes.append(
+            f"{b.package.name} {b.package.version} is built for torch {b.torch} ({b.variant}): "
+            f"reinstall it for torch {version.major}.{version.minor}{where}"
         )
     if old is None:
         return

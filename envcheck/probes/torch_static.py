@@ -135,14 +135,17 @@ def probe_torch_static(
 
 
 def _dependents(dists: Iterable[packages.FoundDist]) -> List[PackageFacts]:
-    """The other installed distributions that require torch (their METADATA headers): a
-    package pinned to another torch breaks when torch changes under it (PKG006)."""
+    """The other installed distributions that require torch (their METADATA headers) or whose
+    version carries a build label (torch_scatter 2.1.2+pt21cu121: the torch it was built
+    for): a package pinned to, or built for, another torch breaks when torch changes under
+    it (PKG006, PKG007)."""
     out = []
     for dist in dists:
+        requires = []
         if dist.metadata_dir.endswith(".dist-info"):
             requires = packages.torch_requirements(dist.metadata_dir)
-            if requires:
-                out.append(PackageFacts(dist.name, dist.version, dist.location, requires=requires))
+        if requires or "+" in dist.version:
+            out.append(PackageFacts(dist.name, dist.version, dist.location, requires=requires))
     return out
 
 

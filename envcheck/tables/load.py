@@ -30,6 +30,7 @@ from .read_drivers import (
 from .read_gpus import read_gpu_arches
 from .read_jetpack import read_jetpack
 from .read_messages import read_messages
+from .read_package_builds import read_package_builds
 from .read_releases import read_torch_releases
 from .reader import SCHEMA_VERSION, Reader, TableError, read_document
 
@@ -59,6 +60,7 @@ TABLE_NAMES = (
     "conda_pytorch",
     "links",
     "jetpack",
+    "package_builds",
 )
 ENV_VAR = "ENVCHECK_TABLES"
 
@@ -160,4 +162,7 @@ def load_tables(directory: Optional[os.PathLike[str]] = None) -> Tables:
         conda=read_conda_pytorch(docs["conda_pytorch"], str(files["conda_pytorch"].path)),
         links=_links(docs["links"], str(files["links"].path)),
         jetpacks=read_jetpack(docs["jetpack"], str(files["jetpack"].path)),
+        package_builds=read_package_builds(
+            docs["package_builds"], str(files["package_builds"].path)
+        ),
     )

@@ -27,6 +27,7 @@ from .jetpack_records import JetPack as JetPack
 from .message_records import MessageCase as MessageCase
 from .message_records import MessageCatalogue as MessageCatalogue
 from .message_records import MessageRule as MessageRule
+from .package_build_records import PackageBuild as PackageBuild
 from .uv_backends import NO_UV_BACKENDS as NO_UV_BACKENDS
 from .uv_backends import UvBackends as UvBackends
 from .versions import PLATFORMS as PLATFORMS
@@ -329,16 +330,15 @@ class Tables:
     sass_rules: Mapping[str, SassRule]
     gpus: Tuple[GpuModel, ...]
     sources: Mapping[str, str]
-    # the values `uv pip install --torch-backend` accepts
-    uv_torch_backends: UvBackends = NO_UV_BACKENDS
-    # read when first used (MessageCatalogue): check and install never compile its patterns
-    messages: Sequence[MessageRule] = ()
+    uv_torch_backends: UvBackends = NO_UV_BACKENDS  # what uv's --torch-backend accepts
+    messages: Sequence[MessageRule] = ()  # compiled when first used (MessageCatalogue)
     first_drivers: Tuple[FirstDriver, ...] = ()  # per compute capability (cuda_driver.json)
     bundled_cuda: Tuple[BundledCuda, ...] = ()  # torch build -> CUDA update it bundles
     forward_compat: Optional[ForwardCompat] = None
     conda: Optional[CondaChannel] = None  # the pytorch channel's view (conda_pytorch.json)
     links: Optional[LinkTable] = None  # link bandwidths (links.json): the smoke's expected busbw
     jetpacks: Tuple[JetPack, ...] = ()  # L4T release -> JetPack and NVIDIA's wheels (jetpack.json)
+    package_builds: Tuple[PackageBuild, ...] = ()  # packages labelled with their torch
 
     # ---------------------------------------------------------------- torch
 

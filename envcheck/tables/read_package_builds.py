@@ -1,0 +1,48 @@
+"""package_builds.json: packages whose installed version carries the torch their compiled
+extensions were built against (PyG's ``torch_scatter 2.1.2+pt21cu121``), how to read that
+label, and the index holding their builds for another torch.
+
+Why a table: which package records what is knowledge that changes with each project's build
+scripts; a new package is an entry here, not code (the check, PKG007, only applies it)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Tuple
+
+from .package_build_records import GROUPS, PackageBuild
+from .reader import Reader
+
+
+def _package(r: Reader, raw: Any, where: str) -> PackageBuild:
+    names = r.get(raw, "names", where, list)
+    if not names or not all(isinstance(n, str) and n == n.lower() for n in names):
+        raise r.fail(f"{where}.names", "a list of normalised (lower-case) project names")
+    text = r.get(raw, "label", where, str)
+    try:
+        label = re.compile(text)
+    except re.error as exc:
+        raise r.fail(f"{where}.label", f"not a regular expression: {exc}") from None
+    if set(label.groupindex) != GROUPS:
+        raise r.fail(f"{where}.label", "needs exactly the groups major, minor and variant")
+    index = r.get(raw, "index", where, str, optional=True)
+    if index is not None and not (index.startswith("https://") and "{torch}" in index):
+        raise r.fail(f"{where}.index", "an https URL with {torch} (and {variant}) in it")
+    provenance = r.provenance(raw, where, ["names", "label", "index"])
+    return PackageBuild(tuple(names), label, index, provenance)
+
+
+def read_package_builds(data: Dict[str, Any], file: str) -> Tuple[PackageBuild, ...]:
+    sources = Reader(file, {}).strings(data.get("sources"), "sources")
+    r = Reader(file, sources)
+    builds = tuple(
+        _package(r, raw, f"packages[{i}]")
+        for i, raw in enumerate(r.get(data, "packages", "document", list))
+    )
+    seen: Dict[str, int] = {}
+    for i, build in enumerate(builds):
+        for name in build.names:
+            if name in seen:
+                raise r.fail(f"packages[{i}].names", f"{name!r} is also in packages[{seen[name]}]")
+            seen[name] = i
+    return builds
