@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Tuple
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from ._record import record
@@ -119,7 +120,7 @@ def builds_for_other_torch(
 ) -> List[LabelledBuild]:
     """The packages (package_builds.json) built for another torch minor than ``torch``, or for
     a build ``variant`` cannot load (CUDA under a CPU torch, another CUDA major)."""
-    by_name = {name: build for build in tables.package_builds for name in build.names}
+    by_name = {name: build for build in tables.package_builds.labels for name in build.names}
     out = []
     for pkg in facts.torch.dependents:
         build = by_name.get(pkg.name)
@@ -151,11 +152,29 @@ def _mismatch(
     return None
 
 
+def numpy_mismatch(
+    facts: Facts, tables: Tables, torch: Version, platform: Optional[str]
+) -> Optional[Tuple[PackageFacts, SpecifierSet]]:
+    """(the installed numpy, the NumPy ``torch`` needs) where the build of ``torch`` for
+    ``platform`` was compiled against a NumPy major the installed one is not (package_builds
+    .json: torch < 2.3 and Windows 2.3-2.4.0 were built against NumPy 1)."""
+    numpy = next((p for p in facts.torch.companions if p.name == "numpy"), None)
+    rule = tables.package_builds.numpy_for(torch, platform)
+    if numpy is None or rule is None:
+        return None
+    try:
+        fits = rule.numpy.contains(Version(numpy.version), prereleases=True)
+    except InvalidVersion:
+        return None
+    return None if fits else (numpy, rule.numpy)
+
+
 __all__ = [
     "LabelledBuild",
     "Pin",
     "builds_for_other_torch",
     "marker_environment",
+    "numpy_mismatch",
     "torch_pins",
     "unmet_pins",
 ]

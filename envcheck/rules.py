@@ -218,6 +218,7 @@ _RULES: List[Rule] = [
     ),
     Rule("PKG006", "pinned-to-other-torch", "error", "an installed package requires another torch"),
     Rule("PKG007", "built-for-other-torch", "error", "an extension was built for another torch"),
+    Rule("PKG008", "numpy-abi", "error", "torch was built against another NumPy major"),
     # installs
     Rule("INS001", "duplicate-torch", "error", "more than one torch installed"),
     Rule("INS002", "mixed-torch-files", "error", "torch's files and metadata disagree"),

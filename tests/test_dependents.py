@@ -249,3 +249,63 @@ def test_the_table_refuses_what_it_cannot_apply(entry, error):
     doc = {"sources": {"S": "a source"}, "packages": [{**base, **entry}]}
     with pytest.raises(TableError, match=error):
         read_package_builds(doc, "package_builds.json")
+
+
+# --------------------------------------------------------------------------- PKG008
+
+
+def numpy_machine(torch: str, numpy: str, windows: bool = False):
+    facts = machine(torch)
+    facts.torch.cuda = None
+    facts.torch.companions = [PackageFacts("numpy", numpy)]
+    if windows:
+        facts.system.os, facts.system.machine = "Windows", "AMD64"
+    return facts
+
+
+@pytest.mark.parametrize(
+    "torch, numpy, windows, expected",
+    [
+        (
+            "2.2.2+cpu",
+            "2.0.1",
+            False,
+            "torch 2.2.2+cpu was built against numpy<2; numpy 2.0.1 is installed",
+        ),
+        ("2.2.2+cpu", "1.26.4", False, None),
+        ("2.3.1+cpu", "2.0.1", False, None),  # built against NumPy 2: runs with both
+        (
+            "2.4.0+cpu",
+            "2.0.1",
+            True,
+            "torch 2.4.0+cpu was built against numpy<2; numpy 2.0.1 is installed",
+        ),
+        ("2.4.1+cpu", "2.0.1", True, None),  # fixed in 2.4.1 on Windows
+        ("2.13.0+cpu", "2.3.5", False, None),
+    ],
+)
+def test_pkg008_numpy_2_under_a_torch_built_against_numpy_1(torch, numpy, windows, expected):
+    got = [
+        f.title
+        for f in report_of(numpy_machine(torch, numpy, windows)).findings
+        if f.code == "PKG008"
+    ]
+    assert got == ([expected] if expected else []), got
+
+
+def test_numpy_is_read_by_the_static_probe(tmp_path):
+    site = tmp_path / "site-packages"
+    add_torch(site, "2.2.2+cpu")
+    add_dist(site, "numpy", "2.0.1")
+    facts = probe_torch_static([str(site)], str(site / "torch" / "__init__.py"))
+    assert [(c.name, c.version) for c in facts.companions] == [("numpy", "2.0.1")]
+
+
+def test_the_plan_says_numpy_must_go_back_for_an_old_torch():
+    facts = numpy_machine("2.13.0+cpu", "2.1.3")
+    plan = resolve(facts, TABLES, Wish(torch="2.2.2", variant="cpu"), "linux-x86_64")
+    assert plan.ok, plan
+    assert (
+        'numpy 2.1.3: torch 2.2.2 was built against numpy<2 (pip install "numpy<2" with it)'
+        in plan.changes
+    )

@@ -13,10 +13,10 @@ from typing import List
 
 from packaging.version import Version
 
-from ..compat import torch_variant, torch_version
+from ..compat import platform_of, torch_variant, torch_version
 from ..facts import Facts
 from ..findings import Finding
-from ..pins import builds_for_other_torch, torch_pins
+from ..pins import builds_for_other_torch, numpy_mismatch, torch_pins
 from ..rules import RULES
 from ..tables import Tables
 
@@ -25,7 +25,8 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     current = torch_version(facts)
     if current is None:
         return []
-    return _pinned(facts, current) + _built_for(facts, tables, current)
+    found = _pinned(facts, current) + _built_for(facts, tables, current)
+    return found + _numpy(facts, tables, current)
 
 
 def _pinned(facts: Facts, current: Version) -> List[Finding]:
@@ -69,3 +70,23 @@ def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
             )
         )
     return findings
+
+
+def _numpy(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
+    """PKG008: NumPy 2 under a torch build compiled against NumPy 1 (or the reverse)."""
+    platform = platform_of(facts)
+    found = numpy_mismatch(facts, tables, current, str(platform) if platform else None)
+    if found is None:
+        return []
+    numpy, needs = found
+    return [
+        RULES["PKG008"](
+            f"torch {facts.torch.version} was built against numpy{needs}; numpy {numpy.version} "
+            "is installed",
+            [f"numpy {numpy.version}", f"torch {facts.torch.version}"],
+            f'Install a NumPy it was built for (pip install "numpy{needs}"), or a torch built '
+            "against NumPy 2 (2.3 and newer; on Windows 2.4.1 and newer). Until then importing "
+            "torch warns 'A module that was compiled using NumPy 1.x cannot be run in NumPy 2', "
+            "and torch.tensor(ndarray) and .numpy() fail ('Numpy is not available').",
+        )
+    ]

@@ -16,7 +16,7 @@ from ..compat import (
     torch_version,
 )
 from ..facts import Facts
-from ..pins import builds_for_other_torch, unmet_pins
+from ..pins import builds_for_other_torch, numpy_mismatch, unmet_pins
 from ..tables import Tables
 from ..tables.model import Release
 from ..values import Platform, Variant
@@ -60,6 +60,12 @@ def add_changes(
     for pin in unmet_pins(facts, str(version)):  # pip only warns: say it before, not after
         plan.changes.append(
             f"{pin.text}: torch {version} does not meet it (pip installs it anyway)"
+        )
+    numpy = numpy_mismatch(facts, tables, version, plan.platform)
+    if numpy is not None:
+        plan.changes.append(
+            f"numpy {numpy[0].version}: torch {version} was built against numpy{numpy[1]} "
+            f'(pip install "numpy{numpy[1]}" with it)'
         )
     for b in builds_for_other_torch(facts, tables, version, variant):
         where = f" (pip install --force-reinstall {b.package.name} -f {b.index})" if b.index else ""

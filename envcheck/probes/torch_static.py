@@ -32,6 +32,7 @@ COMPANIONS = frozenset(
         "pytorch-triton-xpu",
         "xformers",
         "flash-attn",
+        "numpy",  # torch's extension is built against one NumPy ABI (PKG008)
     }
 )
 # Companions whose pairing with torch the tables judge (PKG001): their own pin on torch is

@@ -47,7 +47,10 @@ def tables_summary(t: Tables) -> Summary:
             "jetpack_releases": [j.jetpack for j in t.jetpacks],
             "with_nvidia_index": [j.jetpack for j in t.jetpacks if j.index],
         },
-        "package_builds": {"packages": sorted(n for b in t.package_builds for n in b.names)},
+        "package_builds": {
+            "packages": sorted(n for b in t.package_builds.labels for n in b.names),
+            "numpy_abi_rules": len(t.package_builds.numpy_abi),
+        },
     }
 
 

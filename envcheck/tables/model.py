@@ -27,7 +27,7 @@ from .jetpack_records import JetPack as JetPack
 from .message_records import MessageCase as MessageCase
 from .message_records import MessageCatalogue as MessageCatalogue
 from .message_records import MessageRule as MessageRule
-from .package_build_records import PackageBuild as PackageBuild
+from .package_build_records import PackageBuilds as PackageBuilds
 from .uv_backends import NO_UV_BACKENDS as NO_UV_BACKENDS
 from .uv_backends import UvBackends as UvBackends
 from .versions import PLATFORMS as PLATFORMS
@@ -338,7 +338,7 @@ class Tables:
     conda: Optional[CondaChannel] = None  # the pytorch channel's view (conda_pytorch.json)
     links: Optional[LinkTable] = None  # link bandwidths (links.json): the smoke's expected busbw
     jetpacks: Tuple[JetPack, ...] = ()  # L4T release -> JetPack and NVIDIA's wheels (jetpack.json)
-    package_builds: Tuple[PackageBuild, ...] = ()  # packages labelled with their torch
+    package_builds: PackageBuilds = PackageBuilds()  # what builds were compiled against
 
     # ---------------------------------------------------------------- torch
 

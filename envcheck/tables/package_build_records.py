@@ -1,9 +1,13 @@
-"""What the tables know of packages labelled with the torch they were built for
-(package_builds.json): read by tables.read_package_builds; asked by checks.dependents."""
+"""What the tables know of what builds were compiled against (package_builds.json): packages
+labelled with the torch they were built for, and the NumPy torch builds were built against.
+Read by tables.read_package_builds; asked by envcheck.pins (PKG007, PKG008, the plan)."""
 
 from __future__ import annotations
 
 from typing import Optional, Pattern, Tuple
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from .._record import record
 from .versions import Provenance
@@ -28,3 +32,31 @@ class PackageBuild:
         if match is None:
             return None
         return f"{match['major']}.{int(match['minor'])}", match["variant"]
+
+
+@record(frozen=True)
+class NumpyAbi:
+    """The torch builds (``torch`` specifier, on ``platforms``; None: every platform) that
+    were compiled against a NumPy this ``numpy`` specifier holds: another NumPy major fails."""
+
+    torch: SpecifierSet
+    platforms: Optional[Tuple[str, ...]]
+    numpy: SpecifierSet
+    provenance: Provenance
+
+    def applies(self, torch: Version, platform: Optional[str]) -> bool:
+        if not self.torch.contains(torch, prereleases=True):
+            return False
+        return self.platforms is None or platform in self.platforms
+
+
+@record(frozen=True)
+class PackageBuilds:
+    """package_builds.json: labelled package builds, and torch's NumPy ABI."""
+
+    labels: Tuple[PackageBuild, ...] = ()
+    numpy_abi: Tuple[NumpyAbi, ...] = ()
+
+    def numpy_for(self, torch: Version, platform: Optional[str]) -> Optional[NumpyAbi]:
+        """The NumPy a torch build needs, where the table says it is not every NumPy."""
+        return next((n for n in self.numpy_abi if n.applies(torch, platform)), None)

@@ -8,10 +8,13 @@ scripts; a new package is an entry here, not code (the check, PKG007, only appli
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Tuple
+from typing import Any, Dict
 
-from .package_build_records import GROUPS, PackageBuild
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from .package_build_records import GROUPS, NumpyAbi, PackageBuild, PackageBuilds
 from .reader import Reader
+from .versions import PLATFORMS
 
 
 def _package(r: Reader, raw: Any, where: str) -> PackageBuild:
@@ -32,9 +35,29 @@ def _package(r: Reader, raw: Any, where: str) -> PackageBuild:
     return PackageBuild(tuple(names), label, index, provenance)
 
 
-def read_package_builds(data: Dict[str, Any], file: str) -> Tuple[PackageBuild, ...]:
+def _numpy(r: Reader, raw: Any, where: str) -> NumpyAbi:
+    specs = {}
+    for key in ("torch", "numpy"):
+        text = r.get(raw, key, where, str)
+        try:
+            specs[key] = SpecifierSet(text)
+        except InvalidSpecifier:
+            raise r.fail(f"{where}.{key}", f"{text!r} is not a version specifier") from None
+    platforms = r.get(raw, "platforms", where, list, optional=True)
+    if platforms is not None and not all(p in PLATFORMS for p in platforms):
+        raise r.fail(f"{where}.platforms", f"names a platform envcheck does not know: {platforms}")
+    provenance = r.provenance(raw, where, ["torch", "platforms", "numpy"])
+    plats = None if platforms is None else tuple(platforms)
+    return NumpyAbi(specs["torch"], plats, specs["numpy"], provenance)
+
+
+def read_package_builds(data: Dict[str, Any], file: str) -> PackageBuilds:
     sources = Reader(file, {}).strings(data.get("sources"), "sources")
     r = Reader(file, sources)
+    numpy = tuple(
+        _numpy(r, raw, f"numpy_abi[{i}]")
+        for i, raw in enumerate(r.get(data, "numpy_abi", "document", list, optional=True) or [])
+    )
     builds = tuple(
         _package(r, raw, f"packages[{i}]")
         for i, raw in enumerate(r.get(data, "packages", "document", list))
@@ -45,4 +68,4 @@ def read_package_builds(data: Dict[str, Any], file: str) -> Tuple[PackageBuild, 
             if name in seen:
                 raise r.fail(f"packages[{i}].names", f"{name!r} is also in packages[{seen[name]}]")
             seen[name] = i
-    return builds
+    return PackageBuilds(builds, numpy)
