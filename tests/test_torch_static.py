@@ -68,7 +68,8 @@ def test_companions_and_cuda_runtime_wheels(tmp_path: Path) -> None:
     add_dist(site, "nvidia-nccl-cu12", "2.26.2")
     add_dist(site, "nvidia-cuda-runtime-cu12", "12.6.77")
     add_dist(site, "nvidia-ml-py", "12.570.86")  # NVML bindings, not a CUDA runtime
-    add_dist(site, "numpy", "2.2.0")  # unrelated
+    add_dist(site, "numpy", "2.2.0")  # torch's extension is built against one NumPy ABI
+    add_dist(site, "requests", "2.32.3")  # unrelated
     facts = probe_site(site)
     got = {(p.name, p.version, p.installer) for p in facts.companions}
     assert got == {
@@ -78,6 +79,7 @@ def test_companions_and_cuda_runtime_wheels(tmp_path: Path) -> None:
         ("nvidia-cudnn-cu12", "9.5.1.17", "pip"),
         ("nvidia-nccl-cu12", "2.26.2", "pip"),
         ("nvidia-cuda-runtime-cu12", "12.6.77", "pip"),
+        ("numpy", "2.2.0", "pip"),
     }
 
 
