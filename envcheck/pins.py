@@ -80,7 +80,9 @@ def torch_pins(facts: Facts) -> Tuple[List[Pin], List[str]]:
             except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
                 unread.append(f"{package.name} {package.version}: {line}")
                 continue
-            if requirement.specifier:
+            if any(not spec.version for spec in requirement.specifier):  # "torch ===": older
+                unread.append(f"{package.name} {package.version}: {line}")  # packaging took it
+            elif requirement.specifier:
                 pins.append(Pin(package, requirement))
     return pins, unread
 

@@ -97,3 +97,10 @@ def test_a_volta_gpu_on_windows_211_is_not_given_cu128() -> None:
     facts = windows_box("573.24", "Tesla V100-PCIE-16GB", "7.0")  # R580 dropped Volta
     plan = resolve(facts, TABLES, Wish(torch="2.11.0"), "windows-x86_64")
     assert plan.ok and str(plan.variant) == "cu126", plan
+
+
+def test_a_driver_version_of_thousands_of_digits_is_not_a_crash() -> None:
+    """Found by the diagnose fuzz test: int() refuses 4300+ digits; such a driver is unknown."""
+    facts = box("0" * 5000 + "460.73.01", None)
+    plan = resolve(facts, TABLES, Wish(torch="2.4.1"), "linux-x86_64")
+    assert plan is not None

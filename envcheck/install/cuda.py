@@ -21,7 +21,7 @@ from ..compat import (
 from ..driver_support import DriverLevel, DriverVerdict, machine_driver_verdict
 from ..facts import Facts
 from ..tables import Tables
-from ..tables.model import Release, parse_version
+from ..tables.model import Release, parse_driver, parse_version
 from ..values import ComputeCapability, Platform, Variant
 from .reasons import Blocker, Unknown, Why
 from .releases import cuda_names
@@ -141,9 +141,9 @@ def preferred_cuda(
 def _drivers_cuda(facts: Facts, tables: Tables) -> Optional[Version]:
     """The CUDA version the driver reports, or the one its branch reports (the tables)."""
     nv = facts.nvidia
-    branch = (nv.driver_version or "").split(".")[0]
+    driver = parse_driver(nv.driver_version)  # None for text no driver prints (a fuzzed report)
     text = nv.cuda_driver_version or (
-        tables.cuda_for_driver_branch(int(branch)) if branch.isdigit() else None
+        tables.cuda_for_driver_branch(driver.release[0]) if driver is not None else None
     )
     return parse_version(text or "")
 
