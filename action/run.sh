@@ -34,7 +34,8 @@ if [ "$version" = action ]; then spec=$action_path; else spec="torch-envcheck==$
 "$bin/python" -m pip install -q --disable-pip-version-check "$spec" \
   || fail "could not install envcheck ($spec)" 3
 
-read -r -a args <<<"${INPUT_ARGS:-}"  # split on spaces, never glob-expanded
+# split on spaces and newlines (a YAML block `args: |`), never glob-expanded
+read -r -a args <<<"$(printf '%s' "${INPUT_ARGS:-}" | tr '\n' ' ')"
 [ -n "${INPUT_JUNIT:-}" ] && args+=(--junit "$INPUT_JUNIT")
 [ -n "${INPUT_HTML_REPORT:-}" ] && args+=(--html "$INPUT_HTML_REPORT")
 

@@ -11,7 +11,6 @@ from and the command or fix that ends it.
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ._record import record
@@ -114,7 +113,9 @@ class MarkerJudge:
             from .probes import probe
 
             self.probes += 1
-            self._facts[deep] = probe(deep=deep, imported_torch=sys.modules.get("torch"))
+            # torch's facts from a child, even where the suite imported torch: asking it here
+            # would initialise CUDA in pytest's own process (fatal to fork-based tests)
+            self._facts[deep] = probe(deep=deep)
         except Exception as exc:  # OverrideError, TableError, or an envcheck bug
             self._broken = _error(exc)
             return None

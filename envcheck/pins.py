@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Tuple
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from ._record import record
 from .facts import Facts, PackageFacts
@@ -36,8 +36,12 @@ class Pin:
         )
 
     def allows(self, torch: Version) -> bool:
-        """Whether ``torch`` (local label and all: 2.4.1+cu121 meets ==2.4.1) meets it."""
-        return self.requirement.specifier.contains(torch, prereleases=True)
+        """Whether ``torch`` (local label and all: 2.4.1+cu121 meets ==2.4.1) meets it; a pin
+        that cannot be compared (a version too long for int()) is not held against it."""
+        try:
+            return self.requirement.specifier.contains(torch, prereleases=True)
+        except ValueError:
+            return True
 
 
 def marker_environment(facts: Facts) -> Dict[str, str]:
@@ -77,7 +81,9 @@ def torch_pins(facts: Facts) -> Tuple[List[Pin], List[str]]:
             try:
                 if requirement.marker is not None and not requirement.marker.evaluate(env):
                     continue
-            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName, ValueError):
+                # ValueError: InvalidVersion from older packaging (a "3.12.1+" Python, a kernel
+                # release), or a number too long for int()
                 unread.append(f"{package.name} {package.version}: {line}")
                 continue
             if any(not spec.version for spec in requirement.specifier):  # "torch ===": older
@@ -91,7 +97,7 @@ def unmet_pins(facts: Facts, torch: Optional[str]) -> List[Pin]:
     """The pins ``torch`` (a version, such as the installed or a planned one) does not meet."""
     try:
         version = Version(torch) if torch else None
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number too long for int()
         return []
     if version is None:
         return []
@@ -131,9 +137,11 @@ def builds_for_other_torch(
             continue
         why = _mismatch(made[0], Variant.maybe(made[1]), torch, variant)
         if why is not None:
-            index = build.index and build.index.format(
-                torch=f"{torch.major}.{torch.minor}.0", variant=variant or "cpu"
-            )
+            # the index holds CPU and CUDA builds only: none for ROCm, XPU or an unknown build
+            served = variant is not None and (variant.is_cpu or variant.is_cuda)
+            index = None
+            if served and build.index:
+                index = build.index.format(torch=f"{torch.major}.{torch.minor}.0", variant=variant)
             out.append(LabelledBuild(pkg, made[0], made[1], why, index))
     return out
 
@@ -166,7 +174,7 @@ def numpy_mismatch(
         return None
     try:
         fits = rule.numpy.contains(Version(numpy.version), prereleases=True)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number too long for int()
         return None
     return None if fits else (numpy, rule.numpy)
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .marker import MarkerJudge
 
 MARK = "envcheck"
-SUMMARY = "envcheck"  # the user_properties key a worker reports its summary under
+SUMMARY = "envcheck_summary"  # the workeroutput key a worker hands its summary line under
 
 
 class _State:
@@ -38,7 +38,6 @@ class _State:
         self.judge: Optional[MarkerJudge] = None
         self.header_shown = False
         self.summaries: Set[str] = set()  # the controller's, from its workers' reports
-        self.reported = False  # this worker attached its summary to a report already
 
     def marker_judge(self) -> MarkerJudge:
         if self.judge is None:
@@ -79,6 +78,8 @@ def pytest_configure(config: pytest.Config) -> None:
     state = _State(bool(strict))
     _STATES[config] = state
     config.pluginmanager.register(_Summary(state), "envcheck-summary")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_Controller(state), "envcheck-xdist")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
@@ -112,9 +113,6 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             return
         if not outcome.met:
             (broken if outcome.broken else reasons).append(outcome.reason)
-    if not state.reported:  # the controller of an xdist run prints it in the summary
-        state.reported = True
-        item.user_properties.append((SUMMARY, judge.summary()))
     if reasons and state.strict:  # failed by the test's call: FAILED, not an error in setup
         _UNMET[item] = "envcheck (strict): " + "; ".join(reasons)
         return
@@ -142,19 +140,33 @@ def judge_of(config: pytest.Config) -> Optional[MarkerJudge]:
 
 
 class _Summary:
-    """Collects the summaries workers attach to their reports (under xdist these reach the
-    controller, which prints no header of theirs) and writes them at the end."""
+    """Under xdist the workers print no header: each worker hands its summary line to the
+    controller through xdist's ``workeroutput`` (never into the test reports, which would put
+    it into the user's JUnit XML), and the controller writes the lines at the end."""
 
     def __init__(self, state: _State) -> None:
         self.state = state
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for name, value in report.user_properties:
-            if name == SUMMARY and isinstance(value, str):
-                self.state.summaries.add(value)
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        output = getattr(session.config, "workeroutput", None)  # set in an xdist worker only
+        if output is not None and self.state.judge is not None:
+            output[SUMMARY] = self.state.judge.summary()
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.state.header_shown:
             return
         for line in sorted(self.state.summaries):
             terminalreporter.write_line(line)
+
+
+class _Controller:
+    """Registered only where xdist is loaded: its hook exists only there."""
+
+    def __init__(self, state: _State) -> None:
+        self.state = state
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        line = getattr(node, "workeroutput", {}).get(SUMMARY)
+        if isinstance(line, str):
+            self.state.summaries.add(line)

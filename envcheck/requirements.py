@@ -312,7 +312,7 @@ def _gpu_count(facts: Facts) -> Tuple[int, str]:
         return rt.device_count, "torch.cuda.device_count()"
     if t.installed and t.version and not (t.cuda or t.hip):
         gpus = len(facts.nvidia.gpus)
-        return 0, f"torch {t.version} is a CPU build; the driver sees {gpus}"
+        return 0, f"torch {t.version} is neither a CUDA nor a ROCm build; the driver sees {gpus}"
     return len(facts.nvidia.gpus), "NVML"
 
 
@@ -376,8 +376,7 @@ def _cuda_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
         RULES["REQ003"](
             f"torch {t.version or ''} is {have}; CUDA >= {req.cuda} is {where}".replace("  ", " "),
             [f"torch {t.version}"],
-            f"Install a torch build for CUDA {req.cuda} or newer "
-            "(`envcheck install` picks one this driver runs).",
+            f"Install a torch build for CUDA {req.cuda} or newer (`envcheck install` picks one).",
         )
     ]
 
@@ -387,13 +386,11 @@ def _gpus_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
     if req.gpus is None or count >= req.gpus:
         return []
     visible = facts.environment.get("CUDA_VISIBLE_DEVICES")
-    evidence = [f"{count} GPU(s) ({how})"] + (
-        [f"CUDA_VISIBLE_DEVICES={visible}"] if visible is not None else []
-    )
+    shown = [f"CUDA_VISIBLE_DEVICES={visible}"] if visible is not None else []
     return [
         RULES["REQ004"](
             f"{count} GPU(s) here; {req.gpus} {where}",
-            evidence,
+            [f"{count} GPU(s) ({how})", *shown],
             "Run on a machine (or container: --gpus) with enough GPUs, "
             "and check CUDA_VISIBLE_DEVICES.",
         )
@@ -401,7 +398,7 @@ def _gpus_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
 
 
 def _gpu_memory_unmet(req: Requirements, facts: Facts, where: str) -> List[Finding]:
-    if req.gpu_memory is not None and not facts.nvidia.gpus:  # none to have it
+    if req.gpu_memory is not None and _no_gpu_seen(facts):  # none to have it
         return _no_gpu("REQ005", f"{fmt_size(req.gpu_memory)} per GPU", where)
     return [
         RULES["REQ005"](
@@ -417,6 +414,10 @@ def _gpu_memory_unmet(req: Requirements, facts: Facts, where: str) -> List[Findi
     ]
 
 
+def _no_gpu_seen(facts: Facts) -> bool:  # by NVML's, ROCm's or torch's own count (Jetson)
+    return not (facts.nvidia.gpus or facts.amd.gpus or facts.torch_runtime.device_count)
+
+
 def _no_gpu(code: str, needed: str, where: str) -> List[Finding]:
     fix = "Run on a machine (or container: --gpus) with such GPUs."
     return [RULES[code](f"no GPU here; {needed} is {where}", ["no GPU"], fix)]
@@ -427,7 +428,7 @@ def _capability_unmet(req: Requirements, facts: Facts, where: str) -> List[Findi
     if least is None:
         return []
     caps = gpu_capabilities(facts)
-    if not caps and not facts.nvidia.gpus:  # no GPU meets it: never passed for want of one
+    if not caps and _no_gpu_seen(facts):  # no GPU meets it: never passed for want of one
         return _no_gpu("REQ006", f"compute capability {least}", where)
     return [
         RULES["REQ006"](

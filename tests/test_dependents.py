@@ -205,7 +205,7 @@ def test_pkg007_fix_points_at_the_packages_index_for_this_torch():
     facts = machine("2.13.0+cu126", PackageFacts("torch-sparse", "0.6.18+pt21cu121"))
     (f,) = [f for f in report_of(facts).findings if f.code == "PKG007"]
     assert (
-        "pip install --force-reinstall torch-sparse -f https://data.pyg.org/whl/torch-2.13.0+cu126.html"
+        "pip install --force-reinstall --no-deps torch-sparse -f https://data.pyg.org/whl/torch-2.13.0+cu126.html"
         in (f.fix or "")
     )
 
@@ -309,3 +309,56 @@ def test_the_plan_says_numpy_must_go_back_for_an_old_torch():
         'numpy 2.1.3: torch 2.2.2 was built against numpy<2 (pip install "numpy<2" with it)'
         in plan.changes
     )
+
+
+def test_no_index_is_made_up_for_a_build_the_index_does_not_serve():
+    facts = machine("2.13.0+rocm7.1", PackageFacts("torch-scatter", "2.1.2+pt21cu121"))
+    facts.torch.cuda, facts.torch.hip = None, "7.1"
+    (f,) = [f for f in report_of(facts).findings if f.code == "PKG007"]
+    assert "data.pyg.org" not in (f.fix or "") and "rocm" not in (f.fix or "")
+
+
+def test_a_shadowed_copy_of_a_package_is_not_judged(tmp_path):
+    first, later = tmp_path / "user-site", tmp_path / "site-packages"
+    add_torch(later, "2.13.0+cpu")
+    with_requires(add_dist(first, "xformers", "0.0.28"), "torch==2.13.0")
+    with_requires(add_dist(later, "xformers", "0.0.27"), "torch==2.4.0")
+    facts = probe_torch_static([str(first), str(later)], str(later / "torch" / "__init__.py"))
+    assert [(d.name, d.version) for d in facts.dependents] == [("xformers", "0.0.28")]
+
+
+@pytest.mark.parametrize(
+    "torch, requires, hint",
+    [
+        ("2.0.1+cu118", "torch>=2.1.0", "an older release"),  # it needs a newer torch
+        ("2.13.0+cu126", "torch==2.4.1", "a newer release"),  # torch moved past its pin
+        ("2.0.1+cu118", "torch==2.4.*", "an older release"),
+    ],
+)
+def test_pkg006_points_to_the_release_that_fits_the_way_torch_differs(torch, requires, hint):
+    facts = machine(torch, PackageFacts("lightning", "2.5.0", requires=[requires]))
+    (f,) = [f for f in report_of(facts).findings if f.code == "PKG006"]
+    assert f"made for torch {torch.split('+')[0]} ({hint}" in (f.fix or ""), f.fix
+
+
+@pytest.mark.parametrize(
+    "facts_change",
+    [
+        {"python": "3.12.1+"},  # a development build's version
+        {"kernel": "5.15.0-105-generic"},
+    ],
+)
+def test_markers_that_cannot_be_compared_are_unread_not_a_crash(facts_change):
+    pkg = PackageFacts(
+        "odd",
+        "1.0",
+        requires=['torch<2; python_full_version >= "3.8.1"', 'torch<2; platform_release >= "5"'],
+    )
+    facts = machine("2.13.0+cpu", pkg)
+    if "python" in facts_change:
+        facts.python.version = facts_change["python"]
+    else:
+        facts.system.kernel = facts_change["kernel"]
+    pins, unread = torch_pins(facts)  # whatever packaging makes of them: no exception
+    assert len(pins) + len(unread) <= 2
+    report_of(facts)  # and the report is made

@@ -6,6 +6,7 @@ its screenshot in headless Chromium on a dark page."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import nbformat
@@ -61,13 +62,24 @@ def test_a_hosted_runtime_is_never_told_to_upgrade_its_driver():
     assert hosted.command == desk.command and "+cu12" in (hosted.command or "")
 
 
+KERNEL = "/opt/conda/bin/python3.11"
+
+
 @pytest.mark.parametrize(
     "command, cell",
     [
-        (
-            "/opt/conda/bin/python3.11 -m pip install torch==2.13.0+cu126 --index-url U",
+        (  # the kernel's own interpreter: %pip installs into it
+            f"{KERNEL} -m pip install torch==2.13.0+cu126 --index-url U",
             "%pip install torch==2.13.0+cu126 --index-url U",
         ),
+        (  # another interpreter (envcheck.check(python=...)): %pip would install into the kernel
+            "/srv/venv/bin/python3.12 -m pip install torch",
+            "!/srv/venv/bin/python3.12 -m pip install torch",
+        ),
+        ("'/my dir/bin/python' -m pip install torch", "!'/my dir/bin/python' -m pip install torch"),
+        ("ipython -m pip install torch", "!ipython -m pip install torch"),
+        ("pip install torch; echo done", "!pip install torch; echo done"),
+        ("python3 -m pip install torch", "%pip install torch"),
         ("pip install torch==2.13.0", "%pip install torch==2.13.0"),
         ("conda install -c pytorch pytorch", "%conda install -c pytorch pytorch"),
         (
@@ -81,7 +93,7 @@ def test_a_hosted_runtime_is_never_told_to_upgrade_its_driver():
     ],
 )
 def test_commands_are_written_as_a_notebook_cell_runs_them(command, cell):
-    assert notebook_command(command) == cell
+    assert notebook_command(command, kernel=KERNEL) == cell
 
 
 def test_ipython_shows_a_report_facts_and_advice_as_cards():
@@ -94,6 +106,7 @@ def test_ipython_shows_a_report_facts_and_advice_as_cards():
     assert register(shell)
     facts = profile("h100-server")
     facts.torch.version, facts.torch.cuda = "2.13.0+cpu", None  # a CPU build on a GPU server
+    facts.python.executable = sys.executable  # the kernel's interpreter is the one checked
     report = report_of(facts)
     data, _ = shell.display_formatter.format(report)
     assert {"text/html", "text/markdown", "text/plain"} <= set(data)

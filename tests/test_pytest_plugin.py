@@ -203,3 +203,13 @@ def test_the_marker_is_registered(pytester, run):
     result = run("--markers")
     assert re.search(r"@pytest.mark.envcheck\(\*\*requirements\)", result.stdout.str())
     assert sys.modules.get("envcheck.pytest_plugin") is not None  # loaded by its entry point
+
+
+def test_the_users_junit_report_gets_nothing_of_envcheck_but_the_skip(pytester, run):
+    pytester.makepyfile(SUITE.replace("gpus=1", "python='<3'"))  # static: no torch child
+    result = run("--junitxml=out.xml", "-p", "xdist", "-n", "2")
+    result.assert_outcomes(passed=2, skipped=2)
+    xml = (pytester.path / "out.xml").read_text()
+    assert "<property" not in xml and "envcheck_summary" not in xml
+    assert "<skipped" in xml and "REQ002" in xml  # the skip and its reason
+    assert [line for line in result.outlines if line.startswith("envcheck: ")]  # the summary

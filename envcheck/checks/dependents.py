@@ -16,9 +16,10 @@ from packaging.version import Version
 from ..compat import platform_of, torch_variant, torch_version
 from ..facts import Facts
 from ..findings import Finding
-from ..pins import builds_for_other_torch, numpy_mismatch, torch_pins
+from ..pins import Pin, builds_for_other_torch, numpy_mismatch, torch_pins
 from ..rules import RULES
 from ..tables import Tables
+from ..tables.versions import parse_version
 
 
 def check(facts: Facts, tables: Tables) -> List[Finding]:
@@ -45,13 +46,36 @@ def _pinned(facts: Facts, current: Version) -> List[Finding]:
                 ],
                 f"Install a torch that meets it (torch{pin.requirement.specifier}: "
                 f'`envcheck install --torch "{pin.requirement.specifier}"` picks the build for '
-                f"this machine), or a release of {name} made for torch {current.base_version} "
-                f"(its newer releases pin newer torch: `pip install -U {name}`, then check again). "
-                "pip installs a torch over such a pin with only a warning; the package then fails "
-                "at import or with 'undefined symbol'.",
+                f"this machine), or a release of {name} made for torch {current.base_version}"
+                + _other_release(name, _needs_newer_torch(pin, current))
+                + ". pip installs a torch over such a pin with only a warning; the package then "
+                "fails at import or with 'undefined symbol'.",
             )
         )
     return findings
+
+
+def _needs_newer_torch(pin: Pin, current: Version) -> bool:
+    """Whether ``current`` is below what the pin allows (a lower bound, or an == above it):
+    then the package's older releases are the ones made for it, not its newer ones."""
+    for spec in pin.requirement.specifier:
+        if spec.contains(current, prereleases=True):
+            continue
+        if spec.operator in (">=", ">", "~="):
+            return True
+        pinned = parse_version(spec.version.rstrip(".*"))
+        if spec.operator in ("==", "===") and pinned is not None and pinned > current:
+            return True
+    return False
+
+
+def _other_release(name: str, older: bool) -> str:
+    if older:  # it needs a newer torch: its older releases are for an older torch
+        return f" (an older release: `pip index versions {name}` lists them; check its pin)"
+    return (
+        f" (a newer release: `pip install -U {name}` may bring its own torch pin, so check "
+        "again after it)"
+    )
 
 
 def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
@@ -59,7 +83,7 @@ def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
     for b in builds_for_other_torch(facts, tables, current, torch_variant(facts)):
         pkg = b.package
         fix = f"Reinstall {pkg.name} built for torch {current.major}.{current.minor}" + (
-            f": pip install --force-reinstall {pkg.name} -f {b.index}" if b.index else ""
+            f": pip install --force-reinstall --no-deps {pkg.name} -f {b.index}" if b.index else ""
         )
         findings.append(
             RULES["PKG007"](

@@ -141,7 +141,11 @@ def _dependents(dists: Iterable[packages.FoundDist]) -> List[PackageFacts]:
     for): a package pinned to, or built for, another torch breaks when torch changes under
     it (PKG006, PKG007)."""
     out = []
-    for dist in dists:
+    seen = set()
+    for dist in dists:  # in sys.path order: the first copy of a name is the one that imports
+        if dist.name in seen:
+            continue
+        seen.add(dist.name)
         requires = []
         if dist.metadata_dir.endswith(".dist-info"):
             requires = packages.torch_requirements(dist.metadata_dir)

@@ -10,7 +10,9 @@ nothing fetched. Commands are written the way a notebook cell runs them: ``%pip 
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from typing import TYPE_CHECKING, List, Optional
 
 from .._version import __version__
@@ -34,9 +36,11 @@ _CARD_CSS = (
     f".{CARD} h2{{font-size:16px;color:#1f2328}}"
     f".{CARD} summary{{cursor:pointer;font-weight:600;margin-top:10px}}"
 )
-# a pip run as a module by any interpreter, or pip itself; conda and mamba
-_PIP = re.compile(r"^(?:\S*python[\d.]*(?:\.exe)?\s+-m\s+pip|pip3?)\s+(?P<rest>.+)$", re.S)
+# pip run as a module by an interpreter (a path, or one quoted with its spaces), pip itself, conda
+_PIP = re.compile(r"""^(?P<python>'[^']*'|"[^"]*"|\S+)\s+-m\s+pip\s+(?P<rest>.+)$""", re.S)
+_BARE = re.compile(r"^pip3?\s+(?P<rest>.+)$", re.S)
 _CONDA = re.compile(r"^conda\s+(?P<rest>.+)$", re.S)
+_SHELL = ("&&", "||", ";", "|", "\n")  # a chain of commands: only a shell runs it as written
 
 
 def _scoped_page_css() -> str:
@@ -51,15 +55,28 @@ def _scoped_page_css() -> str:
     return "".join(rules)
 
 
-def notebook_command(command: str) -> str:
-    """``python -m pip install X`` as a notebook cell runs it: ``%pip install X`` installs
-    into the kernel's interpreter (a bare ``!pip`` may be another one); ``conda`` as
-    ``%conda``; a chain of steps or any other tool as a shell escape, ``!``."""
-    if "&&" in command or "\n" in command:
+def notebook_command(command: str, kernel: str = sys.executable) -> str:
+    """A command as a notebook cell runs it. ``%pip install X`` installs into the kernel's own
+    interpreter (a bare ``!pip`` may be another one), so it stands for ``pip`` and for
+    ``KERNEL -m pip`` only; a command for another interpreter (``envcheck.check(python=...)``)
+    keeps it, as a shell escape ``!``. ``conda`` becomes ``%conda``; a chain of commands or any
+    other tool stays a shell escape."""
+    if any(token in command for token in _SHELL):
         return f"!{command}"
+    bare = _BARE.match(command)
+    if bare:
+        return f"%pip {bare.group('rest')}"
     pip = _PIP.match(command)
     if pip:
-        return f"%pip {pip.group('rest')}"
+        python = pip.group("python").strip("'\"")
+        same = os.path.normcase(os.path.abspath(python)) == os.path.normcase(
+            os.path.abspath(kernel)
+        )
+        return (
+            f"%pip {pip.group('rest')}"
+            if python in ("python", "python3") or same
+            else f"!{command}"
+        )
     conda = _CONDA.match(command)
     if conda:
         return f"%conda {conda.group('rest')}"

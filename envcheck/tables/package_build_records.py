@@ -29,7 +29,7 @@ class PackageBuild:
     def built_for(self, local: str) -> Optional[Tuple[str, str]]:
         """("2.1", "cu121") for the label "pt21cu121"; None when it is not such a label."""
         match = self.label.match(local)
-        if match is None:
+        if match is None or len(match["minor"]) > 4:  # not a torch minor (nor one for int())
             return None
         return f"{match['major']}.{int(match['minor'])}", match["variant"]
 
