@@ -217,3 +217,16 @@ def test_mi300x_gets_the_newest_release_whose_rocm_build_carries_gfx942() -> Non
     plan = resolve(facts, load_tables(), Wish(), "linux-x86_64")
     assert plan.ok and plan.torch and plan.torch.startswith("2.12."), plan
     assert str(plan.variant) == "rocm7.2" and not plan.unverified, plan
+
+
+def test_an_amd_gpu_is_a_gpu_for_a_memory_or_capability_floor() -> None:
+    """REQ005/REQ006 say "no GPU here" only when no account sees one: not for a ROCm machine."""
+    from envcheck.requirements import Requirements, evaluate
+
+    facts = amd_box()
+    req = Requirements(gpu_memory=16 * 2**30, compute_capability="8.0", source="test")
+    titles = [f.title for f in evaluate(req, facts)]
+    assert not [t for t in titles if t.startswith("no GPU here")], titles
+    facts.amd.gpus = []
+    titles = [f.title for f in evaluate(req, facts)]
+    assert [t for t in titles if t.startswith("no GPU here")], titles
