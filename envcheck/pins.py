@@ -11,12 +11,12 @@ from typing import Dict, List, Optional, Tuple
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from ._record import record
 from .facts import Facts, PackageFacts
 from .tables import Tables
+from .tables.package_build_records import NumpyAbi
 from .values import Variant
 
 _SYS_PLATFORM = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}
@@ -164,8 +164,8 @@ def _mismatch(
 
 def numpy_mismatch(
     facts: Facts, tables: Tables, torch: Version, platform: Optional[str]
-) -> Optional[Tuple[PackageFacts, SpecifierSet]]:
-    """(the installed numpy, the NumPy ``torch`` needs) where the build of ``torch`` for
+) -> Optional[Tuple[PackageFacts, NumpyAbi]]:
+    """(the installed numpy, the table's rule for ``torch``: the NumPy it needs) where the build of ``torch`` for
     ``platform`` was compiled against a NumPy major the installed one is not (package_builds
     .json: torch < 2.3 and Windows 2.3-2.4.0 were built against NumPy 1)."""
     numpy = next((p for p in facts.torch.companions if p.name == "numpy"), None)
@@ -176,7 +176,7 @@ def numpy_mismatch(
         fits = rule.numpy.contains(Version(numpy.version), prereleases=True)
     except ValueError:  # InvalidVersion, or a number too long for int()
         return None
-    return None if fits else (numpy, rule.numpy)
+    return None if fits else (numpy, rule)
 
 
 __all__ = [

@@ -165,7 +165,7 @@ def on_x86_64(facts: Facts, tables: Tables) -> str:
     pip keeps an installed torch whose version satisfies the pin (a local label such as +cpu
     is not compared), so the CPU build has to go first."""
     from ..driver_support import DriverLevel, machine_driver_verdict
-    from ..install.cuda import best_cuda_variant
+    from ..install.cuda import choose_cuda
     from ..install.releases import cuda_names
     from ..install.render import replace_cpu_build
     from ..values import Platform
@@ -187,7 +187,7 @@ def on_x86_64(facts: Facts, tables: Tables) -> str:
     where = " or ".join(p.os.value.capitalize() for p in platforms)  # Linux, Windows
     base = Version(version.base_version) if version is not None else None
     builds = next(iter(names))
-    picks = {best_cuda_variant(facts, tables, release, p)[0] for p in platforms}
+    picks = {choose_cuda(facts, tables, release, p).variant for p in platforms}
     pick = next(iter(picks)) if len(picks) == 1 else None
     if pick is None:
         return ""

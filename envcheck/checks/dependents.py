@@ -102,14 +102,16 @@ def _numpy(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
     found = numpy_mismatch(facts, tables, current, str(platform) if platform else None)
     if found is None:
         return []
-    numpy, needs = found
+    numpy, rule = found
+    needs = rule.numpy
     return [
         RULES["PKG008"](
             f"torch {facts.torch.version} was built against numpy{needs}; numpy {numpy.version} "
             "is installed",
             [f"numpy {numpy.version}", f"torch {facts.torch.version}"],
-            f'Install a NumPy it was built for (pip install "numpy{needs}"), or a torch built '
-            "against NumPy 2 (2.3 and newer; on Windows 2.4.1 and newer). Until then importing "
+            f'Install a NumPy it was built for (pip install "numpy{needs}"), or a torch outside '
+            f"{rule.torch}, the builds compiled against another NumPy here "
+            "(package_builds.json). Until then importing "
             "torch warns 'A module that was compiled using NumPy 1.x cannot be run in NumPy 2', "
             "and torch.tensor(ndarray) and .numpy() fail ('Numpy is not available').",
         )

@@ -425,7 +425,7 @@ def _variant_for_driver(reading: Reading, tables: Tables) -> Tuple[Optional[Vari
     """The newest CUDA build of the newest release (for the reporter's Python) that the
     driver runs with kernels for the GPUs, the pin it needs (empty for the newest release, whose
     build pip takes unpinned) and why; no variant when the text lacks the driver."""
-    from ..install.cuda import best_cuda_variant
+    from ..install.cuda import choose_cuda
 
     driver = _driver(reading)
     if driver is None:
@@ -442,7 +442,7 @@ def _variant_for_driver(reading: Reading, tables: Tables) -> Tuple[Optional[Vari
         return None, "", f"no release in the tables has wheels for this Python{where}"
     newest = max(releases, key=lambda r: r.newest)
     for release in sorted(releases, key=lambda r: r.newest, reverse=True):
-        variant, _ = best_cuda_variant(reading.facts, tables, release, platform)
+        variant = choose_cuda(reading.facts, tables, release, platform).variant
         if variant is None:
             continue
         why = f"torch {release.minor}'s newest CUDA build that driver {driver} runs{where}"

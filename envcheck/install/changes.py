@@ -64,8 +64,8 @@ def add_changes(
     numpy = numpy_mismatch(facts, tables, version, plan.platform)
     if numpy is not None:
         plan.changes.append(
-            f"numpy {numpy[0].version}: torch {version} was built against numpy{numpy[1]} "
-            f'(pip install "numpy{numpy[1]}" with it)'
+            f"numpy {numpy[0].version}: torch {version} was built against numpy{numpy[1].numpy} "
+            f'(pip install "numpy{numpy[1].numpy}" with it)'
         )
     for b in builds_for_other_torch(facts, tables, version, variant):
         name = b.package.name

@@ -66,20 +66,6 @@ class CudaChoice(NamedTuple):
     fits: List[Variant]
 
 
-def best_cuda_variant(
-    facts: Facts,
-    tables: Tables,
-    release: Release,
-    platform: Platform,
-    prefer: Optional[Variant] = None,
-    version: Optional[Version] = None,
-    names: Optional[Sequence[Variant]] = None,
-) -> Tuple[Optional[Variant], List[str]]:
-    """(variant, why others not): :func:`choose_cuda` without the builds that also fit."""
-    choice = choose_cuda(facts, tables, release, platform, prefer, version, names)
-    return choice.variant, choice.reasons
-
-
 def choose_cuda(
     facts: Facts,
     tables: Tables,

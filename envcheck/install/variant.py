@@ -1,6 +1,6 @@
 """The variant of one release for this machine: the one asked for, judged; else macOS's
 default wheel, the ROCm build for an AMD GPU, the CPU build without a GPU, or the CUDA
-build this driver runs with kernels for every GPU (cuda.best_cuda_variant)."""
+build this driver runs with kernels for every GPU (cuda.choose_cuda)."""
 
 from __future__ import annotations
 
