@@ -13,8 +13,7 @@ Conventions kept by every field:
   could not be enumerated has ``gpus == []`` *and* an NVML error recorded.
 * Sizes are bytes, durations seconds, versions the strings the source printed.
 * A probe step that fails records its failure in the field meant for it
-  (``nvidia.nvml``, ``torch_runtime.status``) or in ``probe_errors``; it never
-  raises.
+  (``nvidia.nvml``, ``torch_runtime.status``) or in ``probe_errors``; never raises.
 
 The schema is documented field by field in docs/facts.md. ``SCHEMA_VERSION``
 rises whenever a field changes meaning or is removed; adding a field does not.
@@ -296,6 +295,7 @@ class PackageFacts:
     location: Optional[str] = None  # the sys.path entry it lives in
     installer: Optional[str] = None  # contents of INSTALLER: pip, uv, conda, ...
     requires: List[str] = field(default_factory=list)  # its Requires-Dist lines naming torch
+    wheel: Optional[str] = None  # the wheel file it was installed from (direct_url.json)
 
 
 @record

@@ -16,7 +16,7 @@ from packaging.version import Version
 from ._record import record
 from .facts import Facts, PackageFacts
 from .tables import Tables
-from .tables.package_build_records import NumpyAbi
+from .tables.package_build_records import BuiltFor, NumpyAbi, PackageBuild
 from .values import Variant
 
 _SYS_PLATFORM = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}
@@ -113,14 +113,26 @@ def _parse(line: str) -> Optional[Requirement]:
 
 @record(frozen=True)
 class LabelledBuild:
-    """An installed package whose version label says it was built for another torch (or
-    build) than ``torch``: which, why that does not fit, and the index of the right one."""
+    """An installed package whose build label says it was built for another torch (or
+    build) than ``torch``: which, why that does not fit, and the command that reinstalls it
+    for the torch it runs with (None: the tables know no way that does not guess)."""
 
     package: PackageFacts
     torch: str  # the torch minor it was built for, "2.1"
-    variant: str  # the build it was made for, "cu121"
+    variant: str  # the build it was made for, as labelled: "cu121", "cu12"
     why: str
-    index: Optional[str]
+    reinstall: Optional[str]
+
+
+def build_label(package: PackageFacts) -> Optional[str]:
+    """The local label that records what ``package`` was built for: its version's
+    (``2.1.2+pt21cu121``), else the one of the wheel file it was installed from (flash-attn's
+    release wheels label only the file name: ``flash_attn-2.8.1+cu12torch2.7cxx11abiTRUE-...``)."""
+    if "+" in package.version:
+        return package.version.partition("+")[2].lower()
+    if package.wheel and package.wheel.count("-") >= 4:  # name-version[-build]-py-abi-platform
+        return package.wheel.split("-")[1].partition("+")[2].lower() or None
+    return None
 
 
 def builds_for_other_torch(
@@ -132,32 +144,53 @@ def builds_for_other_torch(
     out = []
     for pkg in facts.torch.dependents:
         build = by_name.get(pkg.name)
-        made = build.built_for(pkg.version.partition("+")[2].lower()) if build else None
+        label = build_label(pkg)
+        made = build.built_for(label) if build and label else None
         if build is None or made is None:
             continue
-        why = _mismatch(made[0], Variant.maybe(made[1]), torch, variant)
+        why = _mismatch(made, torch, variant)
         if why is not None:
-            # the index holds CPU and CUDA builds only: none for ROCm, XPU or an unknown build
-            served = variant is not None and (variant.is_cpu or variant.is_cuda)
-            index = None
-            if served and build.index:
-                index = build.index.format(torch=f"{torch.major}.{torch.minor}.0", variant=variant)
-            out.append(LabelledBuild(pkg, made[0], made[1], why, index))
+            reinstall = _reinstall(pkg.name, build, torch, variant)
+            out.append(LabelledBuild(pkg, made.torch, made.label, why, reinstall))
     return out
 
 
-def _mismatch(
-    minor: str, built: Optional[Variant], torch: Version, variant: Optional[Variant]
+def unrecorded_builds(facts: Facts, tables: Tables) -> List[PackageFacts]:
+    """The installed packages the table knows as built for one torch whose install records
+    no label envcheck can read (flash-attn built from source): not checkable, never fine."""
+    by_name = {name: build for build in tables.package_builds.labels for name in build.names}
+    return [
+        p
+        for p in facts.torch.dependents
+        if p.name in by_name and by_name[p.name].built_for(build_label(p) or "") is None
+    ]
+
+
+def _reinstall(
+    name: str, build: PackageBuild, torch: Version, variant: Optional[Variant]
 ) -> Optional[str]:
-    """Why a build for torch ``minor`` in ``built`` does not fit ``torch``, or None."""
-    if minor != f"{torch.major}.{torch.minor}":
+    """The command that puts the build for ``torch`` in place: from the project's index of
+    builds per torch (which holds CPU and CUDA builds only), or built from source against
+    the installed torch (no build isolation: an isolated build would fetch another torch)."""
+    served = variant is not None and (variant.is_cpu or variant.is_cuda)
+    if served and build.index:
+        index = build.index.format(torch=f"{torch.major}.{torch.minor}.0", variant=variant)
+        return f"pip install --force-reinstall --no-deps {name} -f {index}"
+    if build.source_build:
+        return f"pip install --force-reinstall --no-deps --no-build-isolation {name}"
+    return None
+
+
+def _mismatch(made: BuiltFor, torch: Version, variant: Optional[Variant]) -> Optional[str]:
+    """Why a build ``made`` for one torch minor and build does not fit ``torch``, or None."""
+    if made.torch != f"{torch.major}.{torch.minor}":
         return f"torch {torch} is installed"
-    if built is None or variant is None or built == variant:
+    if variant is None or made.label == str(variant) or made.cuda_major is None:
         return None
-    if built.is_cuda and not variant.is_cuda:
+    if not variant.is_cuda:
         return f"the installed torch is a {variant} build"
-    ours, theirs = built.cuda, variant.cuda
-    if ours is not None and theirs is not None and ours.major != theirs.major:
+    theirs = variant.cuda
+    if theirs is not None and made.cuda_major != theirs.major:
         return f"torch's CUDA is {theirs}, another major"
     return None
 
@@ -182,9 +215,11 @@ def numpy_mismatch(
 __all__ = [
     "LabelledBuild",
     "Pin",
+    "build_label",
     "builds_for_other_torch",
     "marker_environment",
     "numpy_mismatch",
     "torch_pins",
     "unmet_pins",
+    "unrecorded_builds",
 ]

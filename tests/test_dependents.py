@@ -230,7 +230,10 @@ def test_the_plan_says_which_extensions_to_reinstall():
 @pytest.mark.parametrize(
     "entry, error",
     [
-        ({"label": "^pt(?P<major>[0-9])$"}, "needs exactly the groups major, minor and variant"),
+        (
+            {"label": "^pt(?P<major>[0-9])$"},
+            "needs exactly the groups major, minor and one of variant, cuda",
+        ),
         ({"label": "^pt(["}, "not a regular expression"),
         ({"index": "http://example.org/{torch}"}, "an https URL"),
         ({"names": ["Torch-Scatter"]}, "normalised"),
@@ -362,3 +365,90 @@ def test_markers_that_cannot_be_compared_are_unread_not_a_crash(facts_change):
     pins, unread = torch_pins(facts)  # whatever packaging makes of them: no exception
     assert len(pins) + len(unread) <= 2
     report_of(facts)  # and the report is made
+
+
+# --------------------------------------------------------------------------- flash-attn
+
+
+def flash_attn(wheel: str | None) -> PackageFacts:
+    return PackageFacts("flash-attn", "2.8.1", requires=["torch", "einops"], wheel=wheel)
+
+
+FA_WHEEL = "flash_attn-2.8.1+cu12torch2.7cxx11abiTRUE-cp312-cp312-linux_x86_64.whl"
+
+
+@pytest.mark.parametrize(
+    "torch, cuda, wheel, expected",
+    [
+        ("2.13.0+cu126", "12.6", FA_WHEEL, "torch 2.13.0+cu126 is installed"),
+        ("2.7.1+cu126", "12.6", FA_WHEEL, None),  # its torch minor and CUDA major
+        ("2.7.1+cpu", None, FA_WHEEL, "the installed torch is a cpu build"),
+        ("2.7.1+cu118", "11.8", FA_WHEEL, "torch's CUDA is 11.8, another major"),
+        (  # the older releases label CUDA's major and minor
+            "2.1.2+cu121",
+            "12.1",
+            "flash_attn-2.3.2+cu118torch2.1cxx11abiFALSE-cp310-cp310-linux_x86_64.whl",
+            "torch's CUDA is 12.1, another major",
+        ),
+    ],
+)
+def test_flash_attn_is_judged_by_the_wheel_name_it_was_installed_from(torch, cuda, wheel, expected):
+    facts = machine(torch, flash_attn(wheel))
+    facts.torch.cuda = cuda
+    found = [f for f in report_of(facts).findings if f.code == "PKG007"]
+    if expected is None:
+        assert found == []
+        return
+    (f,) = found
+    assert f.title.startswith("flash-attn 2.8.1 was built for torch ") and f.title.endswith(
+        expected
+    ), f.title
+    # no index holds flash-attn's builds per torch: it builds (or fetches) against this torch
+    assert "pip install --force-reinstall --no-deps --no-build-isolation flash-attn" in (
+        f.fix or ""
+    )
+
+
+def test_flash_attn_that_records_nothing_is_not_checkable_never_fine():
+    report = report_of(machine("2.13.0+cu126", flash_attn(None)))
+    assert not [f for f in report.findings if f.code == "PKG007"]
+    assert ("PKG007", "flash-attn 2.8.1 records no torch it was built for") in [
+        (n.code, n.why) for n in report.not_run
+    ]
+    labelled = report_of(machine("2.7.1+cu126", flash_attn(FA_WHEEL)))
+    assert not [n for n in labelled.not_run if "flash-attn" in n.why]
+
+
+@pytest.mark.slow  # real pip installs a release wheel by its file name, as flash-attn's users do
+def test_the_wheel_name_pip_records_is_read_back(tmp_path):
+    plain = make_wheel(tmp_path / "built", "flash-attn", "2.8.1", requires=["torch", "einops"])
+    # flash-attn's release workflow renames the built wheel; its METADATA keeps 2.8.1
+    labelled = tmp_path / "release" / "flash_attn-2.8.1+cu12torch2.7cxx11abiTRUE-py3-none-any.whl"
+    labelled.parent.mkdir()
+    plain.rename(labelled)
+    venv = Venv.create(tmp_path / "venv")
+    done = venv.pip("install", "--no-deps", str(labelled))
+    assert done.returncode == 0, done.stderr
+    site = next((tmp_path / "venv").glob("lib*/python*/site-packages"), None) or next(
+        (tmp_path / "venv").glob("Lib/site-packages")
+    )
+    facts = probe_torch_static([str(site)], None)
+    (fa,) = [d for d in facts.dependents if d.name == "flash-attn"]
+    assert (fa.version, fa.wheel) == ("2.8.1", labelled.name)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        '{"url": 3}',
+        '{"url": "https://example.org/simple/flash-attn/"}',  # not a wheel
+        '["a list"]',
+        '{"dir_info": {"editable": true}, "url": "file:///src/flash-attention"}',
+    ],
+)
+def test_a_direct_url_that_names_no_wheel_records_nothing(tmp_path, text):
+    from envcheck.probes.packages import recorded_wheel
+
+    (tmp_path / "direct_url.json").write_text(text)
+    assert recorded_wheel(str(tmp_path)) is None

@@ -83,7 +83,7 @@ def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
     for b in builds_for_other_torch(facts, tables, current, torch_variant(facts)):
         pkg = b.package
         fix = f"Reinstall {pkg.name} built for torch {current.major}.{current.minor}" + (
-            f": pip install --force-reinstall --no-deps {pkg.name} -f {b.index}" if b.index else ""
+            f": {b.reinstall}" if b.reinstall else ""
         )
         findings.append(
             RULES["PKG007"](

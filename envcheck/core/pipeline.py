@@ -195,7 +195,7 @@ def _report(
         requirements=req.source if req is not None else None,
         ignored=tuple(chosen.codes),
         ignored_findings=judged.dropped,
-        not_run=_not_run(judged.skipped, found.available),
+        not_run=_not_run(judged.skipped, found.available) + _unrecorded(facts, tables),
         diagnosis=diagnosis,
         grid=_grid(facts, tables) if grid else None,
         links=tables.links,
@@ -386,6 +386,16 @@ def _not_run(skipped: Sequence[Rule], available: Set[str]) -> Tuple[NotRun, ...]
             or "needs " + ", ".join(sorted(r.needs - available)) + " (not in the facts)",
         )
         for r in skipped
+    )
+
+
+def _unrecorded(facts: Facts, tables: Tables) -> Tuple[NotRun, ...]:
+    """PKG007 not judged for a package built for one torch that records none (pins)."""
+    from ..pins import unrecorded_builds
+
+    return tuple(
+        NotRun("PKG007", f"{p.name} {p.version} records no torch it was built for")
+        for p in unrecorded_builds(facts, tables)
     )
 
 

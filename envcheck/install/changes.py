@@ -68,8 +68,7 @@ def add_changes(
             f'(pip install "numpy{numpy[1].numpy}" with it)'
         )
     for b in builds_for_other_torch(facts, tables, version, variant):
-        name = b.package.name
-        where = f" (pip install --force-reinstall --no-deps {name} -f {b.index})" if b.index else ""
+        where = f" ({b.reinstall})" if b.reinstall else ""
         plan.changes.append(
             f"{b.package.name} {b.package.version} is built for torch {b.torch} ({b.variant}): "
             f"reinstall it for torch {version.major}.{version.minor}{where}"

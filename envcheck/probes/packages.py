@@ -9,9 +9,11 @@ small INSTALLER read for the packages we keep.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Callable, Iterable, List, Optional, Tuple
+from urllib.parse import unquote
 
 from .._record import record
 from ..facts import CondaPackageFacts, PackageFacts
@@ -103,6 +105,23 @@ def torch_requirements(metadata_dir: str) -> List[str]:
     """A distribution's Requires-Dist lines on torch, as written (version and markers):
     ``torch==2.4.1``, ``torch>=2.0; extra == "gpu"``."""
     return [m.group(1).strip() for m in _TORCH_REQ.finditer(metadata_headers(metadata_dir))]
+
+
+def recorded_wheel(metadata_dir: str, limit: int = 64 * 1024) -> Optional[str]:
+    """The wheel file name an install from a URL or file recorded (PEP 610 ``direct_url.json``):
+    ``flash_attn-2.8.1+cu12torch2.7cxx11abiTRUE-cp311-cp311-linux_x86_64.whl``. Some projects
+    put the torch they were built for only there: the wheel's name carries a label its
+    metadata does not. None when nothing, or no wheel, was recorded."""
+    try:
+        with open(os.path.join(metadata_dir, "direct_url.json"), encoding="utf-8") as fh:
+            data = json.loads(fh.read(limit))
+    except (OSError, ValueError):  # absent, unreadable, not JSON (or cut at the limit)
+        return None
+    url = data.get("url") if isinstance(data, dict) else None
+    if not isinstance(url, str):
+        return None
+    name = unquote(url.split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1])
+    return name if name.endswith(".whl") and len(name) < 512 else None
 
 
 def read_installer(metadata_dir: str) -> Optional[str]:

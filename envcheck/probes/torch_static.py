@@ -146,11 +146,15 @@ def _dependents(dists: Iterable[packages.FoundDist]) -> List[PackageFacts]:
         if dist.name in seen:
             continue
         seen.add(dist.name)
-        requires = []
+        requires, wheel = [], None
         if dist.metadata_dir.endswith(".dist-info"):
             requires = packages.torch_requirements(dist.metadata_dir)
+            if requires and "+" not in dist.version:  # flash-attn labels only its wheel's name
+                wheel = packages.recorded_wheel(dist.metadata_dir)
         if requires or "+" in dist.version:
-            out.append(PackageFacts(dist.name, dist.version, dist.location, requires=requires))
+            out.append(
+                PackageFacts(dist.name, dist.version, dist.location, requires=requires, wheel=wheel)
+            )
     return out
 
 

@@ -10,28 +10,56 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from .._record import record
+from ..values import Variant
 from .versions import Provenance
 
-GROUPS = {"major", "minor", "variant"}  # the label's named groups
+GROUPS = {"major", "minor"}  # the label's named groups, and one of BUILD_GROUPS
+BUILD_GROUPS = {"variant", "cuda"}  # the build (cpu, cu121), or its CUDA major alone ("12")
+
+
+@record(frozen=True)
+class BuiltFor:
+    """What a build label says: the torch minor (``2.1``), the build as labelled (``cu121``,
+    ``cu12``) and its CUDA major where it names one (None: a CPU build, or not said)."""
+
+    torch: str
+    label: str
+    cuda_major: Optional[int]
 
 
 @record(frozen=True)
 class PackageBuild:
     """How a family of packages labels its builds: ``label`` matches the local version label
-    and names the torch ``major``, ``minor`` and the ``variant`` (cpu, cu121) it was built
-    for; ``index`` (``{torch}``, ``{variant}`` filled in) is where the builds for a torch are."""
+    (of the installed version, or of the wheel file it was installed from) and names the torch
+    ``major``, ``minor`` and the ``variant`` (cpu, cu121) or ``cuda`` major (12) it was built
+    for; ``index`` (``{torch}``, ``{variant}`` filled in) is where the builds for a torch are;
+    ``source_build``: the project builds (or fetches) the one for the installed torch when it
+    is installed from source without build isolation."""
 
     names: Tuple[str, ...]
     label: Pattern[str]
     index: Optional[str]
     provenance: Provenance
+    source_build: bool = False
 
-    def built_for(self, local: str) -> Optional[Tuple[str, str]]:
-        """("2.1", "cu121") for the label "pt21cu121"; None when it is not such a label."""
+    def built_for(self, local: str) -> Optional[BuiltFor]:
+        """BuiltFor("2.1", "cu121", 12) for the label "pt21cu121"; None for other labels."""
         match = self.label.match(local)
         if match is None or len(match["minor"]) > 4:  # not a torch minor (nor one for int())
             return None
-        return f"{match['major']}.{int(match['minor'])}", match["variant"]
+        groups = match.groupdict()
+        cuda = groups.get("cuda")
+        if cuda is not None:  # "12": a CUDA major; "118": a major and its minor
+            label = f"cu{cuda}"
+            short = Variant.maybe(label) if len(cuda) == 3 else None
+            major = (
+                int(cuda) if len(cuda) <= 2 else short.cuda.major if short and short.cuda else None
+            )
+        else:
+            label = groups["variant"]
+            variant = Variant.maybe(label)
+            major = variant.cuda.major if variant is not None and variant.cuda else None
+        return BuiltFor(f"{match['major']}.{int(match['minor'])}", label, major)
 
 
 @record(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any, Dict
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from .package_build_records import GROUPS, NumpyAbi, PackageBuild, PackageBuilds
+from .package_build_records import BUILD_GROUPS, GROUPS, NumpyAbi, PackageBuild, PackageBuilds
 from .reader import Reader
 from .versions import PLATFORMS
 
@@ -26,13 +26,17 @@ def _package(r: Reader, raw: Any, where: str) -> PackageBuild:
         label = re.compile(text)
     except re.error as exc:
         raise r.fail(f"{where}.label", f"not a regular expression: {exc}") from None
-    if set(label.groupindex) != GROUPS:
-        raise r.fail(f"{where}.label", "needs exactly the groups major, minor and variant")
+    groups = set(label.groupindex)
+    if not (groups >= GROUPS and len(groups - GROUPS) == 1 and groups - GROUPS <= BUILD_GROUPS):
+        raise r.fail(
+            f"{where}.label", "needs exactly the groups major, minor and one of variant, cuda"
+        )
     index = r.get(raw, "index", where, str, optional=True)
     if index is not None and not (index.startswith("https://") and "{torch}" in index):
         raise r.fail(f"{where}.index", "an https URL with {torch} (and {variant}) in it")
-    provenance = r.provenance(raw, where, ["names", "label", "index"])
-    return PackageBuild(tuple(names), label, index, provenance)
+    source_build = r.get(raw, "source_build", where, bool, optional=True) or False
+    provenance = r.provenance(raw, where, ["names", "label", "index", "source_build"])
+    return PackageBuild(tuple(names), label, index, provenance, source_build)
 
 
 def _numpy(r: Reader, raw: Any, where: str) -> NumpyAbi:
