@@ -452,3 +452,94 @@ def test_a_direct_url_that_names_no_wheel_records_nothing(tmp_path, text):
 
     (tmp_path / "direct_url.json").write_text(text)
     assert recorded_wheel(str(tmp_path)) is None
+
+
+# --------------------------------------------------------------------------- the whole stack
+
+
+@pytest.mark.slow  # real pip, a venv, the static probe of it, the plan replayed
+def test_keep_plans_a_torch_that_keeps_the_stack_and_pip_check_agrees(tmp_path):
+    """torch 2.13.0+cu126 under xFormers pinned to 2.4.1 and a PyG extension built for torch
+    2.4/cu121, on a simulated H100: the check names both; the plan for the newest torch says
+    it breaks them; `--keep` plans 2.4.1, and pip, replaying that command against the local
+    index, leaves `pip check` clean (it was not before)."""
+    from envcheck.core import check
+    from envcheck.facts import GpuFacts
+    from envcheck.install import render
+    from envcheck.install.wish import installed_wish
+    from envcheck.probes import probe
+    from envcheck.values import ComputeCapability
+    from tests.localindex import TorchFamily, torch_indexes
+
+    releases = (TorchFamily("2.4.1", None), TorchFamily("2.13.0", None))
+    indexes = torch_indexes(tmp_path / "torch", ("cu124", "cu126"), releases, default=False)
+    wheels = tmp_path / "wheels"
+    others = build_index(
+        tmp_path / "others",
+        {
+            "xformers": [make_wheel(wheels, "xformers", "0.0.28", requires=["torch==2.4.1"])],
+            "torch-scatter": [make_wheel(wheels, "torch-scatter", "2.1.2+pt24cu121")],
+        },
+    )
+    venv = Venv.create(tmp_path / "venv")
+    venv.pip("install", "torch==2.13.0+cu126", "--index-url", indexes["cu126"])
+    venv.pip("install", "--no-deps", "xformers", "torch-scatter", "--index-url", others)
+    assert venv.pip("check", check=False).returncode != 0  # pip sees the broken pin too
+
+    facts = probe(deep=False, python=str(venv.python))
+    facts.nvidia.gpus = [
+        GpuFacts(index=0, name="NVIDIA H100 80GB HBM3", compute_capability=ComputeCapability(9, 0))
+    ]
+    facts.nvidia.driver_version, facts.nvidia.cuda_driver_version = "550.54.14", "12.4"
+    facts.nvidia.device_nodes = ["/dev/nvidia0"]
+    facts.python.version = "3.11.7"
+    report = check(facts=facts, tables=TABLES, requirements=False)
+    titles = {f.code: f.title for f in report.findings if f.code in ("PKG006", "PKG007")}
+    assert titles == {
+        "PKG006": "xformers 0.0.28 requires torch==2.4.1, but torch 2.13.0+cu126 is installed",
+        "PKG007": "torch-scatter 2.1.2+pt24cu121 was built for torch 2.4 (cu121); "
+        "torch 2.13.0+cu126 is installed",
+    }
+
+    newest = resolve(facts, TABLES, Wish(), "linux-x86_64")
+    assert any(c.startswith("xformers 0.0.28 requires torch==2.4.1") for c in newest.changes)
+    assert any(c.startswith("torch-scatter 2.1.2+pt24cu121 is built for") for c in newest.changes)
+    assert "`envcheck install --keep` plans a torch that keeps them working" in newest.changes
+
+    kept = resolve(facts, TABLES, installed_wish(facts), "linux-x86_64")
+    assert kept.ok and kept.torch == "2.4.1" and str(kept.variant) == "cu124", kept
+    assert not [c for c in kept.changes if "xformers" in c or "torch-scatter" in c], kept.changes
+    venv.run_command(render(kept, "pip"), indexes)
+    assert venv.installed()["torch"] == "2.4.1+cu124"
+    done = venv.pip("check", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = check(
+        facts=_same_gpu(probe(deep=False, python=str(venv.python)), facts),
+        tables=TABLES,
+        requirements=False,
+    )
+    assert not [f for f in after.findings if f.code in ("PKG006", "PKG007")]
+
+
+def _same_gpu(facts, like):
+    facts.nvidia, facts.python.version = like.nvidia, like.python.version
+    return facts
+
+
+def test_keep_plans_without_pins_no_release_can_meet_and_says_so():
+    from envcheck.install.wish import installed_wish
+
+    facts = machine(
+        "2.13.0+cu126",
+        PackageFacts("xformers", "0.0.28", requires=["torch==2.4.1"]),
+        PackageFacts("vllm", "0.9.0", requires=["torch==2.7.0"]),
+    )
+    plan = resolve(facts, TABLES, installed_wish(facts), "linux-x86_64")
+    assert plan.ok and plan.torch == "2.13.0", plan
+    assert plan.notes[-1] == (
+        "no release that fits here meets xformers 0.0.28's torch==2.4.1 and vllm 0.9.0's "
+        "torch==2.7.0: planned without them"
+    )
+    # without --keep the plan is what was asked, and says what it breaks
+    alone = resolve(facts, TABLES, Wish(torch="2.13.0"), "linux-x86_64")
+    assert not [n for n in alone.notes if "meets" in n]

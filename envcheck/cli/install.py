@@ -49,8 +49,9 @@ if TYPE_CHECKING:
 @click.option(
     "--keep",
     is_flag=True,
-    help="Keep the installed torch (version, build, companions) where it fits, else change as "
-    "little as fits: the plan `envcheck check` gives.",
+    help="Keep the installed torch (version, build, companions) and the packages that pin or "
+    "were built for it working where a release fits, else change as little as fits: the plan "
+    "`envcheck check` gives.",
 )
 @click.option(
     "--python",

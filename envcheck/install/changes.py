@@ -57,7 +57,8 @@ def add_changes(
         return
     old = tables.release(current)
     plan.changes.append(f"torch {current} -> {plan.installs}")
-    for pin in unmet_pins(facts, str(version)):  # pip only warns: say it before, not after
+    unmet = unmet_pins(facts, str(version))
+    for pin in unmet:  # pip only warns: say it before, not after
         plan.changes.append(
             f"{pin.text}: torch {version} does not meet it (pip installs it anyway)"
         )
@@ -67,12 +68,15 @@ def add_changes(
             f"numpy {numpy[0].version}: torch {version} was built against numpy{numpy[1].numpy} "
             f'(pip install "numpy{numpy[1].numpy}" with it)'
         )
-    for b in builds_for_other_torch(facts, tables, version, variant):
+    rebuilt = builds_for_other_torch(facts, tables, version, variant)
+    for b in rebuilt:
         where = f" ({b.reinstall})" if b.reinstall else ""
         plan.changes.append(
             f"{b.package.name} {b.package.version} is built for torch {b.torch} ({b.variant}): "
             f"reinstall it for torch {version.major}.{version.minor}{where}"
         )
+    if (unmet or rebuilt) and not plan.wish.near:
+        plan.changes.append("`envcheck install --keep` plans a torch that keeps them working")
     if old is None:
         return
     if release.python_min > old.python_min:

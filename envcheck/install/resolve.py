@@ -17,6 +17,7 @@ conflicts and the nearest ways out (ways_out.py).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from packaging.specifiers import SpecifierSet
@@ -34,6 +35,7 @@ from .draft import Draft
 from .guards import Situation, first_stop
 from .jetson import needs_nvidia_wheels
 from .jetson import plan_for as jetson_plan
+from .keep import kept_constraints, narrowed, said
 from .no_wheel import python_conflict, unpublished_variant
 from .plan import InstallPlan, Package, Planned
 from .reasons import Blocker, Unknown, has_unknown
@@ -58,8 +60,32 @@ def resolve(
     """The one plan for ``wish`` on this machine (or for ``platform``): a Planned, or a
     NoPlan that says what conflicts and the ways out. In order: the target, the releases
     that match the wish, those with a wheel here, what stops every build, then the first
-    release that fits (or the reasons none does)."""
+    release that fits (or the reasons none does).
+
+    With ``Wish.near`` (--keep) the torch planned also meets what the installed packages
+    ask of torch (install.keep), where a release that fits here does."""
     spec, wanted = parse_torch_wish(wish.torch)
+    kept = kept_constraints(facts, tables) if wish.near else []
+    keeping = narrowed(spec, wanted, kept)
+    if keeping is not None:
+        plan = _resolve(facts, tables, wish, platform, *keeping)
+        if plan.ok:
+            return plan
+    plan = _resolve(facts, tables, wish, platform, spec, wanted)
+    if keeping is None or not plan.ok:
+        return plan
+    note = f"no release that fits here meets {said(kept)}: planned without them"
+    return replace(plan, notes=(*plan.notes, note))
+
+
+def _resolve(
+    facts: Facts,
+    tables: Tables,
+    wish: Wish,
+    platform: Union[Platform, str, None],
+    spec: Optional[SpecifierSet],
+    wanted: str,
+) -> InstallPlan:
     target = _platform(wish, facts, platform)
     python = wish.python or _python_here(facts)
     plan = Draft(str(target) if target else None, python, wish)

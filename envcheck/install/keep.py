@@ -1,0 +1,57 @@
+"""``--keep`` (and every report's install advice, ``installed_wish``) keeps the stack working,
+not only torch: the torch it plans must meet what the installed packages require of torch
+(xFormers' ``torch==2.4.1``) and be the minor their compiled extensions were built for
+(PyG's ``+pt21cu121``). Where no release that fits this machine does, the plan is made
+without them and says so: a machine is never left without a plan for a pin.
+
+The constraints come from envcheck.pins, the one reader of pins and build labels.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from ..facts import Facts
+from ..pins import build_label, torch_pins
+from ..tables import Tables
+
+Kept = List[Tuple[str, SpecifierSet]]  # (who asks it, what it asks of torch)
+
+
+def kept_constraints(facts: Facts, tables: Tables) -> Kept:
+    """What the installed packages ask of torch: each pin that applies here, and the torch
+    minor (``==2.1.*``) of each build the table can read the label of."""
+    out: Kept = [
+        (f"{p.package.name} {p.package.version}", p.requirement.specifier)
+        for p in torch_pins(facts)[0]
+    ]
+    by_name = {name: build for build in tables.package_builds.labels for name in build.names}
+    for pkg in facts.torch.dependents:
+        build = by_name.get(pkg.name)
+        made = build.built_for(build_label(pkg) or "") if build else None
+        if made is not None:
+            out.append((f"{pkg.name} {pkg.version}", SpecifierSet(f"=={made.torch}.*")))
+    return out
+
+
+def narrowed(
+    spec: Optional[SpecifierSet], wanted: str, kept: Kept
+) -> Optional[Tuple[SpecifierSet, str]]:
+    """The wish's specifier with every kept constraint added, and the words for it; None
+    when nothing is kept (or a constraint cannot be combined)."""
+    if not kept:
+        return None
+    both = SpecifierSet(str(spec)) if spec is not None else SpecifierSet()
+    try:
+        for _, asked in kept:
+            both &= asked
+    except InvalidSpecifier:
+        return None
+    return both, f"{wanted}, meeting {said(kept)}"
+
+
+def said(kept: Kept) -> str:
+    """``xformers 0.0.28's torch==2.4.1 and torch-scatter 2.1.2+pt21cu121's torch==2.1.*``"""
+    return " and ".join(f"{who}'s torch{asked}" for who, asked in kept)
