@@ -543,3 +543,20 @@ def test_keep_plans_without_pins_no_release_can_meet_and_says_so():
     # without --keep the plan is what was asked, and says what it breaks
     alone = resolve(facts, TABLES, Wish(torch="2.13.0"), "linux-x86_64")
     assert not [n for n in alone.notes if "meets" in n]
+
+
+def test_keep_says_only_the_pins_that_bind_and_at_most_three():
+    from envcheck.install.wish import installed_wish
+
+    wide = [PackageFacts(f"lib{i}", "1.0", requires=["torch>=2.0"]) for i in range(50)]
+    narrow = [PackageFacts(f"old{i}", "1.0", requires=["torch<2.14"]) for i in range(5)]
+    facts = machine("2.13.0+cu126", *wide, *narrow)
+    plan = resolve(facts, TABLES, installed_wish(facts), "linux-x86_64")
+    assert plan.ok and plan.torch.startswith("2.13."), plan
+    (note,) = [n for n in plan.notes if n.startswith("keeps ")]
+    assert note == (
+        "keeps old0 1.0's torch<2.14 and old1 1.0's torch<2.14 and old2 1.0's torch<2.14 and 2 more"
+    )
+    only_wide = machine("2.13.0+cu126", *wide)
+    plan = resolve(only_wide, TABLES, installed_wish(only_wide), "linux-x86_64")
+    assert not [n for n in plan.notes if n.startswith("keeps ")], plan.notes

@@ -52,6 +52,17 @@ def narrowed(
     return both, f"{wanted}, meeting {said(kept)}"
 
 
-def said(kept: Kept) -> str:
-    """``xformers 0.0.28's torch==2.4.1 and torch-scatter 2.1.2+pt21cu121's torch==2.1.*``"""
-    return " and ".join(f"{who}'s torch{asked}" for who, asked in kept)
+def binding(kept: Kept, tables: Tables) -> Kept:
+    """The constraints that rule out the newest torch in the tables: the ones worth saying
+    (a hundred packages asking ``torch>=2.0`` narrow nothing a reader needs to hear)."""
+    newest = tables.newest_release.newest
+    return [(who, asked) for who, asked in kept if not asked.contains(newest, prereleases=True)]
+
+
+def said(kept: Kept, most: int = 3) -> str:
+    """``xformers 0.0.28's torch==2.4.1 and torch-scatter 2.1.2+pt21cu121's torch==2.1.*``,
+    the first ``most`` of them and how many more."""
+    words = [f"{who}'s torch{asked}" for who, asked in kept[:most]]
+    if len(kept) > most:
+        words.append(f"{len(kept) - most} more")
+    return " and ".join(words)

@@ -35,7 +35,7 @@ from .draft import Draft
 from .guards import Situation, first_stop
 from .jetson import needs_nvidia_wheels
 from .jetson import plan_for as jetson_plan
-from .keep import kept_constraints, narrowed, said
+from .keep import binding, kept_constraints, narrowed, said
 from .no_wheel import python_conflict, unpublished_variant
 from .plan import InstallPlan, Package, Planned
 from .reasons import Blocker, Unknown, has_unknown
@@ -69,12 +69,13 @@ def resolve(
     keeping = narrowed(spec, wanted, kept)
     if keeping is not None:
         plan = _resolve(facts, tables, wish, platform, *keeping)
+        shown = binding(kept, tables)
         if plan.ok:
-            return plan
+            return replace(plan, notes=(*plan.notes, f"keeps {said(shown)}")) if shown else plan
     plan = _resolve(facts, tables, wish, platform, spec, wanted)
     if keeping is None or not plan.ok:
         return plan
-    note = f"no release that fits here meets {said(kept)}: planned without them"
+    note = f"no release that fits here meets {said(binding(kept, tables) or kept)}: planned without them"
     return replace(plan, notes=(*plan.notes, note))
 
 
