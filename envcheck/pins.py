@@ -7,6 +7,7 @@ the install plan (what an install breaks) ask, so they never disagree.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
@@ -104,6 +105,7 @@ def unmet_pins(facts: Facts, torch: Optional[str]) -> List[Pin]:
     return [p for p in torch_pins(facts)[0] if not p.allows(version)]
 
 
+@lru_cache(maxsize=4096)  # the check, the plan and --keep read the same lines
 def _parse(line: str) -> Optional[Requirement]:
     try:
         return Requirement(line)
@@ -135,21 +137,30 @@ def build_label(package: PackageFacts) -> Optional[str]:
     return None
 
 
-def builds_for_other_torch(
-    facts: Facts, tables: Tables, torch: Version, variant: Optional[Variant]
-) -> List[LabelledBuild]:
-    """The packages (package_builds.json) built for another torch minor than ``torch``, or for
-    a build ``variant`` cannot load (CUDA under a CPU torch, another CUDA major)."""
+def recorded_builds(
+    facts: Facts, tables: Tables
+) -> List[Tuple[PackageFacts, PackageBuild, Optional[BuiltFor]]]:
+    """Each installed package the table (package_builds.json) knows as built for one torch,
+    its entry, and what its label says it was built for (None: it records nothing readable)."""
     by_name = {name: build for build in tables.package_builds.labels for name in build.names}
     out = []
     for pkg in facts.torch.dependents:
         build = by_name.get(pkg.name)
-        label = build_label(pkg)
-        made = build.built_for(label) if build and label else None
-        if build is None or made is None:
-            continue
-        why = _mismatch(made, torch, variant)
-        if why is not None:
+        if build is not None:
+            label = build_label(pkg)
+            out.append((pkg, build, build.built_for(label) if label else None))
+    return out
+
+
+def builds_for_other_torch(
+    facts: Facts, tables: Tables, torch: Version, variant: Optional[Variant]
+) -> List[LabelledBuild]:
+    """The packages built for another torch minor than ``torch``, or for a build ``variant``
+    cannot load (CUDA under a CPU torch, another CUDA major)."""
+    out = []
+    for pkg, build, made in recorded_builds(facts, tables):
+        why = _mismatch(made, torch, variant) if made is not None else None
+        if made is not None and why is not None:
             reinstall = _reinstall(pkg.name, build, torch, variant)
             out.append(LabelledBuild(pkg, made.torch, made.label, why, reinstall))
     return out
@@ -158,12 +169,7 @@ def builds_for_other_torch(
 def unrecorded_builds(facts: Facts, tables: Tables) -> List[PackageFacts]:
     """The installed packages the table knows as built for one torch whose install records
     no label envcheck can read (flash-attn built from source): not checkable, never fine."""
-    by_name = {name: build for build in tables.package_builds.labels for name in build.names}
-    return [
-        p
-        for p in facts.torch.dependents
-        if p.name in by_name and by_name[p.name].built_for(build_label(p) or "") is None
-    ]
+    return [pkg for pkg, _, made in recorded_builds(facts, tables) if made is None]
 
 
 def _reinstall(
@@ -219,6 +225,7 @@ __all__ = [
     "builds_for_other_torch",
     "marker_environment",
     "numpy_mismatch",
+    "recorded_builds",
     "torch_pins",
     "unmet_pins",
     "unrecorded_builds",

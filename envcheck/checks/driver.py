@@ -45,10 +45,9 @@ def _predates_gpus(facts: Facts, tables: Tables) -> List[Finding]:
         "on Linux, Blackwell GPUs need the open kernel modules)."
     )
     if facts.system.hosted:  # no upgrade there, and no build helps: another runtime does
-        name = HOSTED_NAMES.get(facts.system.hosted, facts.system.hosted)
         fix = (
-            f"A {name} runtime brings its own NVIDIA driver, which cannot be upgraded, and "
-            f"no torch build runs on a GPU its driver predates: pick another runtime (GPU type)."
+            f"{_hosted_driver(facts)}, and no torch build runs on a GPU its driver predates: "
+            "pick another runtime (GPU type)."
         )
     return [
         RULES["DRV005"](
@@ -90,13 +89,18 @@ def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -
 HOSTED_NAMES = {"colab": "Colab", "kaggle": "Kaggle"}
 
 
+def _hosted_driver(facts: Facts) -> str:
+    """The words both hosted fixes start with: there, the runtime brings the driver."""
+    name = HOSTED_NAMES.get(facts.system.hosted or "", facts.system.hosted or "")
+    return f"A {name} runtime brings its own NVIDIA driver, which cannot be upgraded"
+
+
 def _hosted_fix(facts: Facts, cuda: object = None) -> str:
     """On Colab or Kaggle the runtime brings the driver: no one upgrades it, so the way out
     is a torch build for the driver there, or another runtime."""
-    name = HOSTED_NAMES.get(facts.system.hosted or "", facts.system.hosted or "")
     need = f" (torch's CUDA {cuda} build needs a newer one)" if cuda is not None else ""
     return (
-        f"A {name} runtime brings its own NVIDIA driver, which cannot be upgraded{need}: "
+        f"{_hosted_driver(facts)}{need}: "
         "install a torch build this driver runs (in a notebook cell: %pip install ...), or switch "
         "to another runtime. "
     )

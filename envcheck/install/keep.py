@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 
 from ..facts import Facts
-from ..pins import build_label, torch_pins
+from ..pins import recorded_builds, torch_pins
 from ..tables import Tables
 
 Kept = List[Tuple[str, SpecifierSet]]  # (who asks it, what it asks of torch)
@@ -27,10 +27,7 @@ def kept_constraints(facts: Facts, tables: Tables) -> Kept:
         (f"{p.package.name} {p.package.version}", p.requirement.specifier)
         for p in torch_pins(facts)[0]
     ]
-    by_name = {name: build for build in tables.package_builds.labels for name in build.names}
-    for pkg in facts.torch.dependents:
-        build = by_name.get(pkg.name)
-        made = build.built_for(build_label(pkg) or "") if build else None
+    for pkg, _, made in recorded_builds(facts, tables):
         if made is not None:
             out.append((f"{pkg.name} {pkg.version}", SpecifierSet(f"=={made.torch}.*")))
     return out
@@ -40,15 +37,12 @@ def narrowed(
     spec: Optional[SpecifierSet], wanted: str, kept: Kept
 ) -> Optional[Tuple[SpecifierSet, str]]:
     """The wish's specifier with every kept constraint added, and the words for it; None
-    when nothing is kept (or a constraint cannot be combined)."""
+    when nothing is kept."""
     if not kept:
         return None
-    both = SpecifierSet(str(spec)) if spec is not None else SpecifierSet()
-    try:
-        for _, asked in kept:
-            both &= asked
-    except InvalidSpecifier:
-        return None
+    both = spec if spec is not None else SpecifierSet()
+    for _, asked in kept:
+        both = both & asked  # a new set: the wish's is left as it was
     return both, f"{wanted}, meeting {said(kept)}"
 
 

@@ -67,15 +67,15 @@ def resolve(
     spec, wanted = parse_torch_wish(wish.torch)
     kept = kept_constraints(facts, tables) if wish.near else []
     keeping = narrowed(spec, wanted, kept)
+    shown = binding(kept, tables)  # the constraints worth naming in a note
     if keeping is not None:
         plan = _resolve(facts, tables, wish, platform, *keeping)
-        shown = binding(kept, tables)
         if plan.ok:
             return replace(plan, notes=(*plan.notes, f"keeps {said(shown)}")) if shown else plan
     plan = _resolve(facts, tables, wish, platform, spec, wanted)
     if keeping is None or not plan.ok:
         return plan
-    note = f"no release that fits here meets {said(binding(kept, tables) or kept)}: planned without them"
+    note = f"no release that fits here meets {said(shown or kept)}: planned without them"
     return replace(plan, notes=(*plan.notes, note))
 
 
