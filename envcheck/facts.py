@@ -294,7 +294,7 @@ class PackageFacts:
     version: str = ""
     location: Optional[str] = None  # the sys.path entry it lives in
     installer: Optional[str] = None  # contents of INSTALLER: pip, uv, conda, ...
-    requires: List[str] = field(default_factory=list)  # its Requires-Dist lines naming torch
+    requires: List[str] = field(default_factory=list)  # Requires-Dist: torch, CUDA rt, cuDNN
     wheel: Optional[str] = None  # the wheel file it was installed from (direct_url.json)
 
 

@@ -75,9 +75,11 @@ def torch_pins(facts: Facts) -> Tuple[List[Pin], List[str]]:
     unread: List[str] = []
     for package in facts.torch.dependents:
         for line in package.requires:
-            requirement = _parse(line)
-            if requirement is None or requirement.name.lower() != "torch":
+            requirement = parse_requirement(line)
+            if requirement is None:
                 unread.append(f"{package.name} {package.version}: {line}")
+                continue
+            if requirement.name.lower() != "torch":  # NVIDIA's wheels: envcheck.cuda_needs
                 continue
             try:
                 if requirement.marker is not None and not requirement.marker.evaluate(env):
@@ -106,7 +108,7 @@ def unmet_pins(facts: Facts, torch: Optional[str]) -> List[Pin]:
 
 
 @lru_cache(maxsize=4096)  # the check, the plan and --keep read the same lines
-def _parse(line: str) -> Optional[Requirement]:
+def parse_requirement(line: str) -> Optional[Requirement]:
     try:
         return Requirement(line)
     except InvalidRequirement:
@@ -225,6 +227,7 @@ __all__ = [
     "builds_for_other_torch",
     "marker_environment",
     "numpy_mismatch",
+    "parse_requirement",
     "recorded_builds",
     "torch_pins",
     "unmet_pins",

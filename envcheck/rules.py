@@ -59,7 +59,7 @@ _DETAIL_NEEDS: Dict[str, FrozenSet[str]] = {
     **{c: frozenset({"nvidia.driver", "torch.build"}) for c in ("DRV001", "DRV002")},
     "DRV006": frozenset({"nvidia.driver"}),
     "PKG002": frozenset({"torch.build"}),  # a companion's build against torch's
-    **{c: frozenset({"torch.dependents"}) for c in ("PKG006", "PKG007")},
+    **{c: frozenset({"torch.dependents"}) for c in ("PKG006", "PKG007", "PKG009")},
     **{c: frozenset({"nvidia.driver", "nvidia.gpus"}) for c in ("DRV003", "DRV005")},
     **{c: frozenset({"system.machine"}) for c in ("PY002", "PY003")},
     **{c: frozenset({"nvidia.gpus", "nvidia.links"}) for c in ("LNK001", "LNK002", "LNK003")},
@@ -219,6 +219,9 @@ _RULES: List[Rule] = [
     Rule("PKG006", "pinned-to-other-torch", "error", "an installed package requires another torch"),
     Rule("PKG007", "built-for-other-torch", "error", "an extension was built for another torch"),
     Rule("PKG008", "numpy-abi", "error", "torch was built against another NumPy major"),
+    Rule(
+        "PKG009", "built-for-other-cuda", "warning", "a package needs another CUDA or cuDNN major"
+    ),
     # installs
     Rule("INS001", "duplicate-torch", "error", "more than one torch installed"),
     Rule("INS002", "mixed-torch-files", "error", "torch's files and metadata disagree"),

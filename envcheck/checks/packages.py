@@ -11,6 +11,7 @@ from packaging.version import Version
 
 from .. import builds
 from ..compat import torch_label
+from ..cuda_needs import cuda_needs
 from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
@@ -26,7 +27,7 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     findings = _installs(facts, tables)
     if facts.torch.installed:
         findings += _companions(facts, tables)
-        findings += _nvidia_wheels(facts)
+        findings += _nvidia_wheels(facts, {n.major for n in cuda_needs(facts, tables) if n.major})
     return findings
 
 
@@ -196,14 +197,18 @@ def _triton(facts: Facts, release: Optional[Release], variant: Optional[Variant]
     ]
 
 
-def _nvidia_wheels(facts: Facts) -> List[Finding]:
+def _nvidia_wheels(facts: Facts, needed: Set[int]) -> List[Finding]:
+    """PKG004 and PKG003. ``needed``: the CUDA majors other installed packages are built for
+    (cuda_needs): their runtime wheels beside torch's are in use, not left over."""
     majors_by_lib: Dict[str, Set[int]] = defaultdict(set)
     for pkg in facts.torch.companions:
         match = _CU_SUFFIX.match(pkg.name)
         if match:
             majors_by_lib[match.group(1)].add(int(match.group(2)))
     findings = []
-    doubled = sorted(lib for lib, majors in majors_by_lib.items() if len(majors) > 1)
+    # two majors of one library, more than one of them used by nothing but torch
+    doubled = sorted(lib for lib, majors in majors_by_lib.items() if len(majors - needed) > 1)
+    cuda = parse_version(facts.torch.cuda)
     if doubled:
         findings.append(
             RULES["PKG004"](
@@ -216,7 +221,6 @@ def _nvidia_wheels(facts: Facts) -> List[Finding]:
                 "loads depends on search order.",
             )
         )
-    cuda = parse_version(facts.torch.cuda)
     if cuda is not None:
         torch_major = cuda.major
         wrong = sorted(

@@ -11,6 +11,7 @@ from ..tables import Tables
 from . import (
     arch,
     build,
+    cuda_builds,
     dependents,
     driver,
     health,
@@ -35,6 +36,7 @@ CHECKS: Sequence[Check] = (
     python.check,
     packages.check,
     dependents.check,
+    cuda_builds.check,
     runtime.check,
     toolchain.check,
     health.check,

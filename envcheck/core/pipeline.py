@@ -390,13 +390,11 @@ def _not_run(skipped: Sequence[Rule], available: Set[str]) -> Tuple[NotRun, ...]
 
 
 def _unrecorded(facts: Facts, tables: Tables) -> Tuple[NotRun, ...]:
-    """PKG007 not judged for a package built for one torch that records none (pins)."""
-    from ..pins import unrecorded_builds
+    """PKG007 and PKG009 not judged for a package that records no torch or CUDA it was built
+    for (envcheck.cuda_needs.not_checkable)."""
+    from ..cuda_needs import not_checkable
 
-    return tuple(
-        NotRun("PKG007", f"{p.name} {p.version} records no torch it was built for")
-        for p in unrecorded_builds(facts, tables)
-    )
+    return tuple(NotRun(code, why) for code, why in not_checkable(facts, tables))
 
 
 def _torch_label(facts: Facts, tables: Tables) -> Optional[TorchLabel]:

@@ -15,6 +15,7 @@ from ..compat import (
     torch_variant,
     torch_version,
 )
+from ..cuda_needs import runtime_majors, without_libraries
 from ..facts import Facts
 from ..pins import builds_for_other_torch, numpy_mismatch, unmet_pins
 from ..tables import Tables
@@ -75,6 +76,7 @@ def add_changes(
             f"{b.package.name} {b.package.version} is built for torch {b.torch} ({b.variant}): "
             f"reinstall it for torch {version.major}.{version.minor}{where}"
         )
+    _cuda_needs(plan, facts, tables, version, variant)
     if (unmet or rebuilt) and not plan.wish.near:
         plan.changes.append("`envcheck install --keep` plans a torch that keeps them working")
     if old is None:
@@ -96,6 +98,29 @@ def add_changes(
             plan.changes.append(
                 f"driver minimum raised: CUDA {new_cuda.major}.x needs {floor} or newer"
             )
+
+
+def _cuda_needs(
+    plan: Draft, facts: Facts, tables: Tables, version: Version, variant: Variant
+) -> None:
+    """The packages built for another CUDA major than the planned torch's (cuda_needs): pip
+    leaves the runtime wheels the old torch brought, so they keep loading while those stay."""
+    cuda = variant.cuda if variant.is_cuda else None
+    if cuda is None:
+        return
+    have = runtime_majors(facts, tables)
+    for need in without_libraries(facts, tables, variant, have=set()):
+        other = need.replacement(cuda.major)
+        instead = f"; {other} is its CUDA {cuda.major} build" if other else ""
+        kept = (
+            f"it keeps loading the CUDA {need.major} runtime wheels installed now (pip leaves them)"
+            if need.major in have
+            else f"no CUDA {need.major} runtime is installed for it"
+        )
+        plan.changes.append(
+            f"{need.package.name} {need.package.version} is built for CUDA {need.major}, torch "
+            f"{version} ({variant}) for CUDA {cuda.major}: {kept}{instead}"
+        )
 
 
 def _lost_kernels(

@@ -80,8 +80,12 @@ def scan(sys_path: Iterable[str], wanted: Callable[[str], bool]) -> List[FoundDi
     return found
 
 
-# A Requires-Dist line on torch itself (not torchvision, torch-scatter or torch_geometric).
-_TORCH_REQ = re.compile(r"^Requires-Dist:[ \t]*(torch(?![\w.-])[^\r\n]*)", re.I | re.M)
+# A Requires-Dist line on torch itself (not torchvision, torch-scatter or torch_geometric),
+# or on NVIDIA's CUDA runtime or cuDNN wheel (the CUDA and cuDNN a package was built for).
+_WATCHED_REQ = re.compile(
+    r"^Requires-Dist:[ \t]*((?:torch|nvidia-(?:cuda-runtime|cudnn)(?:-cu[0-9]+)?)(?![\w.-])[^\r\n]*)",
+    re.I | re.M,
+)
 
 
 def metadata_headers(metadata_dir: str, limit: int = 256 * 1024) -> str:
@@ -101,10 +105,11 @@ def metadata_headers(metadata_dir: str, limit: int = 256 * 1024) -> str:
         return ""
 
 
-def torch_requirements(metadata_dir: str) -> List[str]:
-    """A distribution's Requires-Dist lines on torch, as written (version and markers):
-    ``torch==2.4.1``, ``torch>=2.0; extra == "gpu"``."""
-    return [m.group(1).strip() for m in _TORCH_REQ.finditer(metadata_headers(metadata_dir))]
+def watched_requirements(metadata_dir: str) -> List[str]:
+    """A distribution's Requires-Dist lines on torch and on NVIDIA's CUDA runtime and cuDNN
+    wheels, as written (version and markers): ``torch==2.4.1``, ``torch>=2.0; extra ==
+    "gpu"``, ``nvidia-cudnn-cu12~=9.0; extra == "cudnn"``."""
+    return [m.group(1).strip() for m in _WATCHED_REQ.finditer(metadata_headers(metadata_dir))]
 
 
 def recorded_wheel(metadata_dir: str, limit: int = 64 * 1024) -> Optional[str]:

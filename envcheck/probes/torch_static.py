@@ -135,23 +135,30 @@ def probe_torch_static(
     return facts
 
 
+# A name that says which CUDA (or that it is a GPU build): cupy-cuda12x, tensorrt-cu12-libs,
+# jax-cuda12-plugin, onnxruntime-gpu. Kept as facts; package_builds.json says what they mean.
+_GPU_NAME = re.compile(r"(?:^|-)(?:cu(?:da)?[0-9]{2,3}x?|gpu)(?:-|$)")
+
+
 def _dependents(dists: Iterable[packages.FoundDist]) -> List[PackageFacts]:
-    """The other installed distributions that require torch (their METADATA headers) or whose
-    version carries a build label (torch_scatter 2.1.2+pt21cu121: the torch it was built
-    for): a package pinned to, or built for, another torch breaks when torch changes under
-    it (PKG006, PKG007)."""
+    """The other installed distributions that require torch or NVIDIA's CUDA runtime or cuDNN
+    wheels (their METADATA headers), whose version carries a build label (torch_scatter
+    2.1.2+pt21cu121: the torch it was built for), or whose name names a CUDA build: a package
+    pinned to, or built for, another torch or CUDA breaks when torch changes under it (PKG006,
+    PKG007, PKG009). NVIDIA's own wheels are torch's companions, not dependents."""
     out = []
     seen = set()
     for dist in dists:  # in sys.path order: the first copy of a name is the one that imports
-        if dist.name in seen:
+        if dist.name in seen or dist.name.startswith("nvidia-"):
             continue
         seen.add(dist.name)
         requires, wheel = [], None
         if dist.metadata_dir.endswith(".dist-info"):
-            requires = packages.torch_requirements(dist.metadata_dir)
-            if requires and "+" not in dist.version:  # flash-attn labels only its wheel's name
+            requires = packages.watched_requirements(dist.metadata_dir)
+            on_torch = any(r[:5].lower() == "torch" for r in requires)
+            if on_torch and "+" not in dist.version:  # flash-attn labels only its wheel's name
                 wheel = packages.recorded_wheel(dist.metadata_dir)
-        if requires or "+" in dist.version:
+        if requires or "+" in dist.version or _GPU_NAME.search(dist.name):
             out.append(
                 PackageFacts(dist.name, dist.version, dist.location, requires=requires, wheel=wheel)
             )

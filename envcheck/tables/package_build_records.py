@@ -1,6 +1,7 @@
 """What the tables know of what builds were compiled against (package_builds.json): packages
-labelled with the torch they were built for, and the NumPy torch builds were built against.
-Read by tables.read_package_builds; asked by envcheck.pins (PKG007, PKG008, the plan)."""
+labelled with the torch they were built for, the NumPy torch builds were built against, and
+packages built for one CUDA major. Read by tables.read_package_builds; asked by envcheck.pins
+(PKG007, PKG008, the plan) and envcheck.cuda_needs (PKG009)."""
 
 from __future__ import annotations
 
@@ -78,12 +79,47 @@ class NumpyAbi:
         return self.platforms is None or platform in self.platforms
 
 
+def cuda_major(digits: str) -> int:
+    """The CUDA major a name's digits give: "12" is 12; "102" (a major and a minor) is 10."""
+    return int(digits[:-1]) if len(digits) == 3 else int(digits)
+
+
+@record(frozen=True)
+class CudaBuild:
+    """Packages built for one CUDA major that load that major's libraries themselves: the
+    major is in the name (``name``, its ``cuda`` group: cupy-cuda12x) or, for ``names``, in
+    their requirement on NVIDIA's CUDA runtime wheel. ``replacement`` (``{major}`` filled in)
+    is the project's build for another major; ``fails`` says what happens without them."""
+
+    name: Optional[Pattern[str]]
+    names: Tuple[str, ...]
+    replacement: Optional[str]
+    fails: str
+    provenance: Provenance
+
+    def major_in(self, package: str) -> Optional[int]:
+        """The CUDA major ``package``'s name records (None: not this entry's, or not a name
+        that records one)."""
+        match = self.name.match(package) if self.name is not None else None
+        return cuda_major(match["cuda"]) if match else None
+
+    def knows(self, package: str) -> bool:
+        return package in self.names or self.major_in(package) is not None
+
+
 @record(frozen=True)
 class PackageBuilds:
-    """package_builds.json: labelled package builds, and torch's NumPy ABI."""
+    """package_builds.json: labelled package builds, torch's NumPy ABI, CUDA-major builds and
+    how NVIDIA's CUDA runtime wheel names its major (``cuda_runtime``, its ``cuda`` group;
+    a name without it carries the major in its version)."""
 
     labels: Tuple[PackageBuild, ...] = ()
     numpy_abi: Tuple[NumpyAbi, ...] = ()
+    cuda_builds: Tuple[CudaBuild, ...] = ()
+    cuda_runtime: Optional[Pattern[str]] = None
+
+    def cuda_build(self, package: str) -> Optional[CudaBuild]:
+        return next((b for b in self.cuda_builds if b.knows(package)), None)
 
     def numpy_for(self, torch: Version, platform: Optional[str]) -> Optional[NumpyAbi]:
         """The NumPy a torch build needs, where the table says it is not every NumPy."""

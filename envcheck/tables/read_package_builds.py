@@ -8,11 +8,18 @@ scripts; a new package is an entry here, not code (the check, PKG007, only appli
 from __future__ import annotations
 
 import re
-from typing import Any, Dict
+from typing import Any, Dict, Pattern
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from .package_build_records import BUILD_GROUPS, GROUPS, NumpyAbi, PackageBuild, PackageBuilds
+from .package_build_records import (
+    BUILD_GROUPS,
+    GROUPS,
+    CudaBuild,
+    NumpyAbi,
+    PackageBuild,
+    PackageBuilds,
+)
 from .reader import Reader
 from .versions import PLATFORMS
 
@@ -55,6 +62,33 @@ def _numpy(r: Reader, raw: Any, where: str) -> NumpyAbi:
     return NumpyAbi(specs["torch"], plats, specs["numpy"], provenance)
 
 
+def _pattern(r: Reader, raw: Any, key: str, where: str) -> Pattern[str]:
+    text = r.get(raw, key, where, str)
+    try:
+        pattern = re.compile(text)
+    except re.error as exc:
+        raise r.fail(f"{where}.{key}", f"not a regular expression: {exc}") from None
+    if set(pattern.groupindex) != {"cuda"}:
+        raise r.fail(f"{where}.{key}", "needs exactly the group cuda (its CUDA digits)")
+    return pattern
+
+
+def _cuda_build(r: Reader, raw: Any, where: str) -> CudaBuild:
+    """One entry of cuda_builds: a ``name`` pattern that records the major, or ``names``
+    whose major is in their requirement on the CUDA runtime wheel (one of the two)."""
+    has_name = isinstance(raw, dict) and raw.get("name") is not None
+    name = _pattern(r, raw, "name", where) if has_name else None
+    names = r.get(raw, "names", where, list, optional=True) or []
+    if (name is None) == (not names) or not all(isinstance(n, str) for n in names):
+        raise r.fail(where, "needs a name pattern or a list of names, not both")
+    replacement = r.get(raw, "replacement", where, str, optional=True)
+    if replacement is not None and "{major}" not in replacement:
+        raise r.fail(f"{where}.replacement", "needs {major} in it")
+    fails = r.get(raw, "fails", where, str)
+    provenance = r.provenance(raw, where, ["name", "names", "replacement", "fails"])
+    return CudaBuild(name, tuple(names), replacement, fails, provenance)
+
+
 def read_package_builds(data: Dict[str, Any], file: str) -> PackageBuilds:
     sources = Reader(file, {}).strings(data.get("sources"), "sources")
     r = Reader(file, sources)
@@ -72,4 +106,12 @@ def read_package_builds(data: Dict[str, Any], file: str) -> PackageBuilds:
             if name in seen:
                 raise r.fail(f"packages[{i}].names", f"{name!r} is also in packages[{seen[name]}]")
             seen[name] = i
-    return PackageBuilds(builds, numpy)
+    cuda = tuple(
+        _cuda_build(r, raw, f"cuda_builds[{i}]")
+        for i, raw in enumerate(r.get(data, "cuda_builds", "document", list, optional=True) or [])
+    )
+    runtime = r.get(data, "cuda_runtime", "document", dict, optional=True)
+    if runtime is not None:
+        r.provenance(runtime, "cuda_runtime", ["names"])
+    pattern = _pattern(r, runtime, "names", "cuda_runtime") if runtime is not None else None
+    return PackageBuilds(builds, numpy, cuda, pattern)
