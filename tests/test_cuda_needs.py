@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from envcheck.cli.run_install import stack_findings
 from envcheck.cuda_needs import cuda_needs
 from envcheck.facts import PackageFacts
 from envcheck.install import Wish, resolve
+from envcheck.probes import probe
 from envcheck.probes.torch_static import probe_torch_static
 from envcheck.tables import TableError, load_tables
 from tests.fixtures import TABLES, profile, report_of
@@ -168,6 +170,15 @@ def test_a_cudnn_the_installed_wheel_does_not_meet():
     assert pkg009(machine("2.4.1+cu121", "12.1", ORT_CU12, wheels=(CU12_RUNTIME, new_cudnn))) == []
 
 
+def test_cuda_13s_plain_runtime_wheel_is_torchs_own():
+    """CUDA 13's wheels drop the -cuNN suffix: a CUDA 12 wheel beside them is not torch's
+    missing runtime (PKG003)."""
+    facts = machine("2.13.0+cu130", "13.0", wheels=(CU13_RUNTIME, CU12_RUNTIME))
+    assert not [f for f in report_of(facts).findings if f.code == "PKG003"]
+    alone = machine("2.13.0+cu130", "13.0", wheels=(CU12_RUNTIME,))
+    assert [f.code for f in report_of(alone).findings if f.code == "PKG003"] == ["PKG003"]
+
+
 def test_runtime_wheels_another_package_needs_are_not_called_leftovers():
     wheels = (
         CU13_RUNTIME,
@@ -219,7 +230,12 @@ def test_pip_installs_a_cuda_12_build_beside_a_cuda_13_torch_and_envcheck_says_s
     index = build_index(
         tmp_path / "index",
         {
-            "torch": [make_wheel(wheels, "torch", "2.13.0+cu130")],
+            "torch": [
+                make_wheel(
+                    wheels, "torch", "2.13.0+cu130", requires=["nvidia-cuda-runtime==13.0.96"]
+                )
+            ],
+            "nvidia-cuda-runtime": [make_wheel(wheels, "nvidia-cuda-runtime", "13.0.96")],
             "cupy-cuda12x": [make_wheel(wheels, "cupy-cuda12x", "14.2.0")],
             "nvidia-cuda-runtime-cu12": [make_wheel(wheels, "nvidia-cuda-runtime-cu12", "12.6.77")],
         },
@@ -255,5 +271,9 @@ def test_pip_installs_a_cuda_12_build_beside_a_cuda_13_torch_and_envcheck_says_s
         "cupy-cuda12x 14.2.0 is built for CUDA 12; torch 2.13.0+cu130 brings CUDA 13.0's "
         "libraries and no CUDA 12 runtime is installed"
     ]
+    # `install --run` checks the stack of the environment it leaves the same way
+    after = stack_findings(probe(deep=False, python=str(venv.python)), TABLES)
+    assert [f.code for f in after] == ["PKG009"]
     assert venv.pip("install", "nvidia-cuda-runtime-cu12", "--index-url", index).returncode == 0
     assert titles() == []  # its libraries are there now
+    assert stack_findings(probe(deep=False, python=str(venv.python)), TABLES) == []

@@ -201,10 +201,13 @@ def _nvidia_wheels(facts: Facts, needed: Set[int]) -> List[Finding]:
     """PKG004 and PKG003. ``needed``: the CUDA majors other installed packages are built for
     (cuda_needs): their runtime wheels beside torch's are in use, not left over."""
     majors_by_lib: Dict[str, Set[int]] = defaultdict(set)
+    plain = set()  # CUDA 13's wheels drop the suffix: nvidia-cuda-runtime 13.0.96
     for pkg in facts.torch.companions:
         match = _CU_SUFFIX.match(pkg.name)
         if match:
             majors_by_lib[match.group(1)].add(int(match.group(2)))
+        elif pkg.name.startswith("nvidia-"):
+            plain.add(pkg.name)
     findings = []
     # two majors of one library, more than one of them used by nothing but torch
     doubled = sorted(lib for lib, majors in majors_by_lib.items() if len(majors - needed) > 1)
@@ -227,7 +230,7 @@ def _nvidia_wheels(facts: Facts, needed: Set[int]) -> List[Finding]:
             f"{lib}-cu{m}"
             for lib, majors in majors_by_lib.items()
             for m in majors
-            if m != torch_major and torch_major not in majors
+            if m != torch_major and torch_major not in majors and lib not in plain
         )
         if wrong:
             findings.append(

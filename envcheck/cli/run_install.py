@@ -15,6 +15,7 @@ from .options import probe_facts
 
 if TYPE_CHECKING:
     from ..facts import Facts
+    from ..findings import Finding
     from ..install import InstallPlan
     from ..tables import Tables
 
@@ -48,7 +49,8 @@ def run_install(plan: InstallPlan, manager: str, facts: Facts, tables: Tables) -
     if result.returncode != 0:
         click.echo(f"the install failed (exit {result.returncode})", err=True)
         return decide(failures=[result.returncode]).exit_code
-    wrong = installed_mismatches(plan, probe_facts(deep=False, python=python))
+    after = probe_facts(deep=False, python=python)
+    wrong = installed_mismatches(plan, after)
     if wrong:
         click.echo(f"{manager} succeeded, but this is not what the plan said:", err=True)
         for line in wrong:
@@ -59,7 +61,21 @@ def run_install(plan: InstallPlan, manager: str, facts: Facts, tables: Tables) -
             + ", ".join(f"{p.name} {p.version}" for p in plan.packages)
             + ")"
         )
-    return decide(failures=wrong).exit_code
+    stack = stack_findings(after, tables)
+    for finding in stack:
+        click.echo(f"  - {finding.code} ({finding.severity.value}): {finding.title}", err=True)
+    if not stack:
+        click.echo("the installed packages check out on the new environment (PKG and INS checks)")
+    return decide(stack, failures=wrong).exit_code
+
+
+def stack_findings(facts: Facts, tables: Tables) -> List[Finding]:
+    """The whole stack checked again on the environment the install left: the same checks
+    as `envcheck check` (duplicate installs, companions, runtime wheels, pins, builds, NumPy,
+    CUDA majors), so a package the new torch broke is said now, not at its first import."""
+    from ..checks import run_checks
+
+    return [f for f in run_checks(facts, tables) if f.code[:3] in ("PKG", "INS")]
 
 
 def installed_mismatches(plan: InstallPlan, facts: Facts) -> List[str]:
@@ -88,4 +104,4 @@ def installed_mismatches(plan: InstallPlan, facts: Facts) -> List[str]:
     return wrong
 
 
-__all__ = ["installed_mismatches", "run_install"]
+__all__ = ["installed_mismatches", "run_install", "stack_findings"]
