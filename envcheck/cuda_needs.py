@@ -72,7 +72,7 @@ def cuda_needs(facts: Facts, tables: Tables) -> List[CudaNeed]:
         build = builds.cuda_build(pkg.name)
         named = build.major_in(pkg.name) if build is not None else None
         if named is not None:
-            out.append(CudaNeed(pkg, named, f"{pkg.name}: its name names CUDA {named}", build))
+            out.append(CudaNeed(pkg, named, f"{pkg.name}: its name says CUDA {named}", build))
             continue
         required = _required_major(pkg, builds.cuda_runtime, env)
         if required is not None:

@@ -57,7 +57,10 @@ def _cudnn(facts: Facts) -> List[Finding]:
             RULES["PKG009"](
                 f"{pkg.name} {pkg.version} requires {wanted}; {wheel.name} {wheel.version} is "
                 "installed",
-                [f"{pkg.name} {pkg.version}: Requires-Dist: {n.requirement}", wheel.name],
+                [
+                    f"{pkg.name} {pkg.version}: Requires-Dist: {n.requirement}",
+                    f"{wheel.name} {wheel.version}",
+                ],
                 f"cuDNN majors are not interchangeable: install a release of {pkg.name} built "
                 f"for cuDNN {wheel.version.split('.')[0]}, or a torch whose cuDNN wheel meets "
                 f"{wanted}. Until then {pkg.name} cannot load the cuDNN it was built for.",
