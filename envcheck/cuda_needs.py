@@ -18,17 +18,17 @@ from typing import Dict, List, Optional, Pattern, Set, Tuple
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from ._record import record
 from .facts import Facts, PackageFacts
-from .pins import marker_environment, parse_requirement
+from .pins import marker_environment, parse_requirement, unrecorded_builds
 from .tables import Tables
 from .tables.package_build_records import CudaBuild, cuda_major
 from .values import Variant
 
 _EXTRA = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
-_NORMALISE = re.compile(r"[-_.]+")
 
 
 @record(frozen=True)
@@ -94,42 +94,37 @@ def runtime_majors(facts: Facts, tables: Tables) -> Set[int]:
     return majors
 
 
-def without_libraries(
-    facts: Facts, tables: Tables, variant: Optional[Variant], have: Optional[Set[int]] = None
+def built_for_other_major(
+    facts: Facts, tables: Tables, variant: Optional[Variant]
 ) -> List[CudaNeed]:
-    """The packages built for another CUDA major than the torch build ``variant`` whose
-    major's runtime wheels are not installed (``have``: the majors that are; by default
-    those of this environment). Not judged under a CPU or ROCm torch: it brings no CUDA."""
+    """The packages built for another CUDA major than the torch build ``variant``. None
+    under a CPU or ROCm torch: it brings no CUDA to clash with."""
     cuda = variant.cuda if variant is not None and variant.is_cuda else None
     if cuda is None:
         return []
-    present = runtime_majors(facts, tables) if have is None else have
-    return [
-        n
-        for n in cuda_needs(facts, tables)
-        if n.major is not None and n.major != cuda.major and n.major not in present
-    ]
+    return [n for n in cuda_needs(facts, tables) if n.major is not None and n.major != cuda.major]
 
 
-def unrecorded(facts: Facts, tables: Tables) -> List[PackageFacts]:
-    """The packages the table knows as built for one CUDA major that record none (an
-    onnxruntime-gpu older than its CUDA extras): not checkable, never fine."""
-    return [n.package for n in cuda_needs(facts, tables) if n.major is None]
+def without_libraries(
+    facts: Facts, tables: Tables, variant: Optional[Variant], have: Set[int]
+) -> List[CudaNeed]:
+    """The packages built_for_other_major whose major's runtime wheel is not installed (``have``: the majors
+    that are, runtime_majors)."""
+    return [n for n in built_for_other_major(facts, tables, variant) if n.major not in have]
 
 
 def not_checkable(facts: Facts, tables: Tables) -> List[Tuple[str, str]]:
     """(rule, why) for each installed package the tables know as built for one torch (PKG007)
     or, under a CUDA torch, one CUDA major (PKG009) whose install records none."""
-    from .pins import unrecorded_builds
-
     out = [
         ("PKG007", f"{p.name} {p.version} records no torch it was built for")
         for p in unrecorded_builds(facts, tables)
     ]
     if facts.torch.cuda:
         out += [
-            ("PKG009", f"{p.name} {p.version} records no CUDA it was built for")
-            for p in unrecorded(facts, tables)
+            ("PKG009", f"{n.package.name} {n.package.version} records no CUDA it was built for")
+            for n in cuda_needs(facts, tables)
+            if n.major is None
         ]
     return out
 
@@ -145,9 +140,9 @@ def cudnn_unmet(facts: Facts) -> List[CudnnNeed]:
     for pkg in facts.torch.dependents:
         for line in pkg.requires:
             req = parse_requirement(line)
-            if req is None or not _normalise(req.name).startswith("nvidia-cudnn"):
+            if req is None or not canonicalize_name(req.name).startswith("nvidia-cudnn"):
                 continue
-            wheel = installed.get(_normalise(req.name))
+            wheel = installed.get(canonicalize_name(req.name))
             if wheel is None or not req.specifier or not _applies(req, env):
                 continue
             try:
@@ -168,7 +163,7 @@ def _required_major(
         req = parse_requirement(line)
         if req is None or not _applies(req, env):
             continue
-        major = _wheel_major(pattern, _normalise(req.name), _spec_version(req))
+        major = _wheel_major(pattern, canonicalize_name(req.name), _spec_version(req))
         if major is not None:
             return major, line
     return None
@@ -209,17 +204,13 @@ def _applies(req: Requirement, env: Dict[str, str]) -> bool:
         return False
 
 
-def _normalise(name: str) -> str:
-    return _NORMALISE.sub("-", name).lower()
-
-
 __all__ = [
     "CudaNeed",
     "CudnnNeed",
+    "built_for_other_major",
     "cuda_needs",
     "cudnn_unmet",
     "not_checkable",
     "runtime_majors",
-    "unrecorded",
     "without_libraries",
 ]

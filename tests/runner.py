@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-from typing import Optional
+from pathlib import Path
+from typing import List, Optional
 
 
 def envcheck(
-    *args: str, env: Optional[dict] = None, timeout: float = 300
+    *args: str, env: Optional[dict] = None, timeout: float = 300, cwd: Optional[Path] = None
 ) -> subprocess.CompletedProcess:
     """envcheck with a clean slate: no ENVCHECK_* overrides or colour settings leak in."""
     return subprocess.run(
@@ -18,7 +20,16 @@ def envcheck(
         text=True,
         env=user_env(env),
         timeout=timeout,
+        cwd=cwd,
     )
+
+
+def titles_of(python: Path, code: str, cwd: Path) -> List[str]:
+    """The titles of ``code``'s findings in `envcheck check --no-deep` of another
+    interpreter (a test's venv), run from ``cwd`` (no project of the suite's around)."""
+    run = envcheck("check", "--no-deep", "--format", "json", "--python", str(python), cwd=cwd)
+    assert run.returncode in (0, 1), run.stderr
+    return [f["title"] for f in json.loads(run.stdout)["findings"] if f["code"] == code]
 
 
 def user_env(env: Optional[dict] = None) -> dict:

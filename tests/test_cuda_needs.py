@@ -6,8 +6,6 @@ run with real pip against a local index of fake wheels."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from envcheck.probes.torch_static import probe_torch_static
 from envcheck.tables import TableError, load_tables
 from tests.fixtures import TABLES, profile, report_of
 from tests.localindex import Venv, build_index, make_wheel
+from tests.runner import titles_of
 from tests.sitetree import add_dist, add_torch
 
 ORT_CU12 = PackageFacts(
@@ -246,28 +245,7 @@ def test_pip_installs_a_cuda_12_build_beside_a_cuda_13_torch_and_envcheck_says_s
         == 0
     )
 
-    def titles() -> list:
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "envcheck",
-                "check",
-                "--no-deep",
-                "--format",
-                "json",
-                "--python",
-                str(venv.python),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=tmp_path,
-        )
-        assert run.returncode in (0, 1), run.stderr
-        return [f["title"] for f in json.loads(run.stdout)["findings"] if f["code"] == "PKG009"]
-
-    assert titles() == [
+    assert titles_of(venv.python, "PKG009", tmp_path) == [
         "cupy-cuda12x 14.2.0 is built for CUDA 12; torch 2.13.0+cu130 brings CUDA 13.0's "
         "libraries and no CUDA 12 runtime is installed"
     ]
@@ -275,5 +253,5 @@ def test_pip_installs_a_cuda_12_build_beside_a_cuda_13_torch_and_envcheck_says_s
     after = stack_findings(probe(deep=False, python=str(venv.python)), TABLES)
     assert [f.code for f in after] == ["PKG009"]
     assert venv.pip("install", "nvidia-cuda-runtime-cu12", "--index-url", index).returncode == 0
-    assert titles() == []  # its libraries are there now
+    assert titles_of(venv.python, "PKG009", tmp_path) == []  # its libraries are there now
     assert stack_findings(probe(deep=False, python=str(venv.python)), TABLES) == []

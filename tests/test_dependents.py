@@ -5,9 +5,6 @@ torch over a pin with only a warning: the reason envcheck must say it)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from envcheck.pins import torch_pins
 from envcheck.probes.torch_static import probe_torch_static
 from tests.fixtures import TABLES, profile, report_of
 from tests.localindex import Venv, build_index, make_wheel
+from tests.runner import titles_of
 from tests.sitetree import add_dist, add_torch
 
 
@@ -119,34 +117,15 @@ def test_pip_replaces_torch_under_a_pin_with_a_warning_and_envcheck_says_so(tmp_
     venv = Venv.create(tmp_path / "venv")
     venv.pip("install", "xformers==0.0.28", "--index-url", index)
 
-    def pkg006() -> list:
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "envcheck",
-                "check",
-                "--no-deep",
-                "--format",
-                "json",
-                "--python",
-                str(venv.python),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=tmp_path,
-        )
-        assert run.returncode in (0, 1), run.stderr
-        return [f["title"] for f in json.loads(run.stdout)["findings"] if f["code"] == "PKG006"]
-
-    assert pkg006() == []  # torch 2.4.1, as xformers wants
+    assert titles_of(venv.python, "PKG006", tmp_path) == []  # torch 2.4.1, as xformers wants
     upgrade = venv.pip("install", "torch==2.13.0", "--index-url", index)
     assert upgrade.returncode == 0  # pip does it...
     assert (
         "xformers 0.0.28 requires torch==2.4.1" in upgrade.stderr + upgrade.stdout
     )  # ...and warns
-    assert pkg006() == ["xformers 0.0.28 requires torch==2.4.1, but torch 2.13.0 is installed"]
+    assert titles_of(venv.python, "PKG006", tmp_path) == [
+        "xformers 0.0.28 requires torch==2.4.1, but torch 2.13.0 is installed"
+    ]
 
 
 # --------------------------------------------------------------------------- PKG007

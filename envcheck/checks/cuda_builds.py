@@ -19,16 +19,17 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     if not facts.torch.installed:
         return []
     variant = torch_variant(facts)
+    cuda = variant.cuda if variant is not None and variant.is_cuda else None
+    if cuda is None:  # a torch that brings no CUDA to clash with: only the cuDNN requirements
+        return _cudnn(facts)
     have = runtime_majors(facts, tables)
-    found = [_other_major(facts, need, have) for need in without_libraries(facts, tables, variant)]
-    return found + _cudnn(facts)
+    needs = without_libraries(facts, tables, variant, have)
+    return [_other_major(facts, need, cuda.major, have) for need in needs] + _cudnn(facts)
 
 
-def _other_major(facts: Facts, need: CudaNeed, have: Set[int]) -> Finding:
+def _other_major(facts: Facts, need: CudaNeed, torch_major: int, have: Set[int]) -> Finding:
     pkg, major = need.package, need.major
-    cuda = facts.torch.cuda or "?"
-    torch_major = cuda.split(".")[0]
-    replacement = need.replacement(int(torch_major)) if torch_major.isdigit() else None
+    replacement = need.replacement(torch_major)
     ways = [f"its build for CUDA {torch_major} (pip install {replacement})"] if replacement else []
     ways.append(
         f"CUDA {major}'s libraries beside torch's (its runtime wheels, or a CUDA {major} "
@@ -38,7 +39,8 @@ def _other_major(facts: Facts, need: CudaNeed, have: Set[int]) -> Finding:
     fails = need.fails()
     return RULES["PKG009"](
         f"{pkg.name} {pkg.version} is built for CUDA {major}; torch {facts.torch.version} brings "
-        f"CUDA {cuda}'s libraries and no CUDA {major} runtime is installed",
+        f"CUDA {facts.torch.cuda or torch_major}'s libraries and no CUDA {major} runtime is "
+        "installed",
         [
             need.evidence,
             f"torch {facts.torch.version}",

@@ -15,7 +15,7 @@ from ..compat import (
     torch_variant,
     torch_version,
 )
-from ..cuda_needs import runtime_majors, without_libraries
+from ..cuda_needs import built_for_other_major, runtime_majors
 from ..facts import Facts
 from ..pins import builds_for_other_torch, numpy_mismatch, unmet_pins
 from ..tables import Tables
@@ -109,7 +109,7 @@ def _cuda_needs(
     if cuda is None:
         return
     have = runtime_majors(facts, tables)
-    for need in without_libraries(facts, tables, variant, have=set()):
+    for need in built_for_other_major(facts, tables, variant):
         other = need.replacement(cuda.major)
         instead = f"; {other} is its CUDA {cuda.major} build" if other else ""
         kept = (

@@ -155,7 +155,7 @@ def _dependents(dists: Iterable[packages.FoundDist]) -> List[PackageFacts]:
         requires, wheel = [], None
         if dist.metadata_dir.endswith(".dist-info"):
             requires = packages.watched_requirements(dist.metadata_dir)
-            on_torch = any(r[:5].lower() == "torch" for r in requires)
+            on_torch = any(r.lower().startswith("torch") for r in requires)
             if on_torch and "+" not in dist.version:  # flash-attn labels only its wheel's name
                 wheel = packages.recorded_wheel(dist.metadata_dir)
         if requires or "+" in dist.version or _GPU_NAME.search(dist.name):
