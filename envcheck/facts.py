@@ -12,8 +12,8 @@ Conventions kept by every field:
   "no" or zero. A machine without GPUs has ``gpus == []``; a machine whose GPUs
   could not be enumerated has ``gpus == []`` *and* an NVML error recorded.
 * Sizes are bytes, durations seconds, versions the strings the source printed.
-* A probe step that fails records its failure in the field meant for it
-  (``nvidia.nvml``, ``torch_runtime.status``) or in ``probe_errors``; never raises.
+* A failing probe step records it in its own field (``nvidia.nvml``,
+  ``torch_runtime.status``) or in ``probe_errors``; never raises.
 
 The schema is documented field by field in docs/facts.md. ``SCHEMA_VERSION``
 rises whenever a field changes meaning or is removed; adding a field does not.
@@ -296,6 +296,7 @@ class PackageFacts:
     installer: Optional[str] = None  # contents of INSTALLER: pip, uv, conda, ...
     requires: List[str] = field(default_factory=list)  # Requires-Dist: torch, CUDA rt, cuDNN
     wheel: Optional[str] = None  # the wheel file it was installed from (direct_url.json)
+    record: Optional[str] = None  # its build-record file's text (package_builds.json names it)
 
 
 @record
@@ -324,8 +325,7 @@ class TorchFacts:
     companions: List[PackageFacts] = field(default_factory=list)  # torchvision, nvidia-*, ...
     dependents: List[PackageFacts] = field(default_factory=list)  # others that pin or label torch
     conda_packages: List[CondaPackageFacts] = field(default_factory=list)
-    # torch's own Requires-Dist on Triton ("triton==3.5.0", "pytorch-triton-rocm==3.5.0"),
-    # markers dropped; None when it has none (CPU builds, macOS, Windows).
+    # torch's Requires-Dist on Triton ("triton==3.5.0"), markers dropped; None: it has none
     triton_requirement: Optional[str] = None
 
     @property

@@ -123,9 +123,14 @@ class LabelledBuild:
 
     package: PackageFacts
     torch: str  # the torch minor it was built for, "2.1"
-    variant: str  # the build it was made for, as labelled: "cu121", "cu12"
+    variant: str  # the build it was made for, as labelled: "cu121", "cu12" ("": not said)
     why: str
     reinstall: Optional[str]
+
+    @property
+    def made_for(self) -> str:
+        """ "torch 2.1 (cu121)"; "torch 2.6" where its record names no build."""
+        return f"torch {self.torch}" + (f" ({self.variant})" if self.variant else "")
 
 
 def build_label(package: PackageFacts) -> Optional[str]:
@@ -143,15 +148,24 @@ def recorded_builds(
     facts: Facts, tables: Tables
 ) -> List[Tuple[PackageFacts, PackageBuild, Optional[BuiltFor]]]:
     """Each installed package the table (package_builds.json) knows as built for one torch,
-    its entry, and what its label says it was built for (None: it records nothing readable)."""
+    its entry, and what its label or build-record file says it was built for (None: it
+    records nothing readable). A package whose build record says nothing was compiled at
+    install (DeepSpeed's ops built at first use) is bound to no torch and left out."""
     by_name = {name: build for build in tables.package_builds.labels for name in build.names}
     out = []
     for pkg in facts.torch.dependents:
         build = by_name.get(pkg.name)
-        if build is not None:
-            label = build_label(pkg)
-            out.append((pkg, build, build.built_for(label) if label else None))
+        if build is not None and build.bound(pkg.record):
+            out.append((pkg, build, _made(pkg, build)))
     return out
+
+
+def _made(package: PackageFacts, build: PackageBuild) -> Optional[BuiltFor]:
+    label = build_label(package)
+    made = build.built_for(label) if label else None
+    if made is None and package.record is not None:
+        made = build.recorded(package.record)
+    return made
 
 
 def builds_for_other_torch(
@@ -161,7 +175,7 @@ def builds_for_other_torch(
     cannot load (CUDA under a CPU torch, another CUDA major)."""
     out = []
     for pkg, build, made in recorded_builds(facts, tables):
-        why = _mismatch(made, torch, variant) if made is not None else None
+        why = _mismatch(made, torch, variant, build.cuda_minor) if made is not None else None
         if made is not None and why is not None:
             reinstall = _reinstall(pkg.name, build, torch, variant)
             out.append(LabelledBuild(pkg, made.torch, made.label, why, reinstall))
@@ -189,8 +203,11 @@ def _reinstall(
     return None
 
 
-def _mismatch(made: BuiltFor, torch: Version, variant: Optional[Variant]) -> Optional[str]:
-    """Why a build ``made`` for one torch minor and build does not fit ``torch``, or None."""
+def _mismatch(
+    made: BuiltFor, torch: Version, variant: Optional[Variant], cuda_minor: bool = False
+) -> Optional[str]:
+    """Why a build ``made`` for one torch minor and build does not fit ``torch``, or None
+    (``cuda_minor``: the build needs torch's CUDA minor too, not only its major)."""
     if made.torch != f"{torch.major}.{torch.minor}":
         return f"torch {torch} is installed"
     if variant is None or made.label == str(variant) or made.cuda_major is None:
@@ -200,6 +217,8 @@ def _mismatch(made: BuiltFor, torch: Version, variant: Optional[Variant]) -> Opt
     theirs = variant.cuda
     if theirs is not None and made.cuda_major != theirs.major:
         return f"torch's CUDA is {theirs}, another major"
+    if theirs is not None and cuda_minor:
+        return f"torch's CUDA is {theirs}, and its build needs the same CUDA minor"
     return None
 
 

@@ -87,7 +87,7 @@ def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
         )
         findings.append(
             RULES["PKG007"](
-                f"{pkg.name} {pkg.version} was built for torch {b.torch} ({b.variant}); {b.why}",
+                f"{pkg.name} {pkg.version} was built for {b.made_for}; {b.why}",
                 [f"{pkg.name} {pkg.version}", f"torch {facts.torch.version}"],
                 fix + ". An extension built against another torch fails at import "
                 "('undefined symbol') or when it first runs on the GPU.",

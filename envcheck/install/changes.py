@@ -73,7 +73,7 @@ def add_changes(
     for b in rebuilt:
         where = f" ({b.reinstall})" if b.reinstall else ""
         plan.changes.append(
-            f"{b.package.name} {b.package.version} is built for torch {b.torch} ({b.variant}): "
+            f"{b.package.name} {b.package.version} is built for {b.made_for}: "
             f"reinstall it for torch {version.major}.{version.minor}{where}"
         )
     _cuda_needs(plan, facts, tables, version, variant)

@@ -162,15 +162,26 @@ def _static_steps(
         "nvidia", lambda: probe_nvidia(root, nvml, show_ids=show_ids), facts.nvidia
     )
     facts.amd = guarded("amd", lambda: probe_amd(root), facts.amd)
+    none: Dict[str, Optional[str]] = {}  # tables that do not load: keep what METADATA says
+    watched = guarded("package_builds", lambda: _watched(env), none)
     facts.torch = guarded(
         "torch",
         lambda: probe_torch_static(
-            snap.get("sys_path", []), snap.get("torch_origin"), snap.get("prefix")
+            snap.get("sys_path", []), snap.get("torch_origin"), snap.get("prefix"), watched
         ),
         facts.torch,
     )
     facts.toolkit = guarded("toolkit", lambda: probe_toolkit(env), facts.toolkit)
     facts.environment = guarded("environment", lambda: probe_environ(env, show_ids), {})
+
+
+def _watched(env: Dict[str, str]) -> Dict[str, Optional[str]]:
+    """The packages package_builds.json knows as built for one torch, each with the
+    build-record file it ships (None: none): the static probe keeps them and reads those."""
+    from ..tables.load import load_package_builds, tables_dir_from_env
+
+    builds = load_package_builds(tables_dir_from_env(env))
+    return {n: b.record.file if b.record else None for b in builds.labels for n in b.names}
 
 
 def _runtime(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
 from ..facts import PackageFacts, TorchFacts
 from . import packages
@@ -94,11 +94,14 @@ def probe_torch_static(
     sys_path: Sequence[str],
     torch_origin: Optional[str],
     prefix: Optional[str] = None,
+    watched: Optional[Mapping[str, Optional[str]]] = None,
 ) -> TorchFacts:
     """Describe torch from the files on ``sys_path`` of the target interpreter.
 
     ``torch_origin`` is where ``importlib.util.find_spec("torch")`` points: the
-    copy an import would load. Dist-infos elsewhere are duplicates.
+    copy an import would load. Dist-infos elsewhere are duplicates. ``watched``: the
+    packages package_builds.json knows as built for one torch, each with the build-record
+    file to read (relative to its site folder; None: it ships none).
     """
     every = packages.scan(sys_path, lambda n: True)
     found = [d for d in every if d.name == TORCH or is_companion(d.name)]
@@ -106,7 +109,9 @@ def probe_torch_static(
     facts = TorchFacts(
         installs=[d.facts() for d in torch_dists],
         companions=[d.facts() for d in found if d.name != TORCH],
-        dependents=_dependents(d for d in every if d.name != TORCH and d.name not in PAIRED),
+        dependents=_dependents(
+            (d for d in every if d.name != TORCH and d.name not in PAIRED), watched or {}
+        ),
     )
     if prefix:
         facts.conda_packages = packages.scan_conda_meta(prefix, CONDA_PACKAGES.__contains__)
@@ -140,12 +145,15 @@ def probe_torch_static(
 _GPU_NAME = re.compile(r"(?:^|-)(?:cu(?:da)?[0-9]{2,3}x?|gpu)(?:-|$)")
 
 
-def _dependents(dists: Iterable[packages.FoundDist]) -> List[PackageFacts]:
+def _dependents(
+    dists: Iterable[packages.FoundDist], watched: Mapping[str, Optional[str]]
+) -> List[PackageFacts]:
     """The other installed distributions that require torch or NVIDIA's CUDA runtime or cuDNN
     wheels (their METADATA headers), whose version carries a build label (torch_scatter
-    2.1.2+pt21cu121: the torch it was built for), or whose name names a CUDA build: a package
-    pinned to, or built for, another torch or CUDA breaks when torch changes under it (PKG006,
-    PKG007, PKG009). NVIDIA's own wheels are torch's companions, not dependents."""
+    2.1.2+pt21cu121: the torch it was built for), whose name names a CUDA build, or that
+    ``watched`` names (with their build-record file): a package pinned to, or built for,
+    another torch or CUDA breaks when torch changes under it (PKG006, PKG007, PKG009).
+    NVIDIA's own wheels are torch's companions, not dependents."""
     out = []
     seen = set()
     for dist in dists:  # in sys.path order: the first copy of a name is the one that imports
@@ -156,13 +164,31 @@ def _dependents(dists: Iterable[packages.FoundDist]) -> List[PackageFacts]:
         if dist.metadata_dir.endswith(".dist-info"):
             requires = packages.watched_requirements(dist.metadata_dir)
             on_torch = any(r.lower().startswith("torch") for r in requires)
-            if on_torch and "+" not in dist.version:  # flash-attn labels only its wheel's name
-                wheel = packages.recorded_wheel(dist.metadata_dir)
-        if requires or "+" in dist.version or _GPU_NAME.search(dist.name):
+            if (on_torch or dist.name in watched) and "+" not in dist.version:
+                wheel = packages.recorded_wheel(dist.metadata_dir)  # flash-attn's label
+        keep = requires or "+" in dist.version or _GPU_NAME.search(dist.name)
+        if keep or dist.name in watched:
+            record_file = watched.get(dist.name)
+            record = _read_record(dist.location, record_file) if record_file else None
             out.append(
-                PackageFacts(dist.name, dist.version, dist.location, requires=requires, wheel=wheel)
+                PackageFacts(dist.name, dist.version, dist.location, None, requires, wheel, record)
             )
     return out
+
+
+RECORD_LIMIT = 16 * 1024  # a build record is a few hundred bytes; a bigger file is cut
+
+
+def _read_record(location: str, file: str) -> Optional[str]:
+    """The text of a package's build-record file (xformers/cpp_lib.json), or None when it
+    has none (built without its extensions) or it cannot be read."""
+    try:
+        with open(
+            os.path.join(location, *file.split("/")), encoding="utf-8", errors="replace"
+        ) as fh:
+            return fh.read(RECORD_LIMIT)
+    except OSError:
+        return None
 
 
 def _owning_dist(dists: List[packages.FoundDist], pkg_dir: str) -> Optional[packages.FoundDist]:

@@ -17,6 +17,7 @@ from .model import (
     LinkTable,
     MessageCatalogue,
     MessageRule,
+    PackageBuilds,
     TableFile,
     Tables,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "TABLE_NAMES",
     "TableError",
     "builtin_dir",
+    "load_package_builds",
     "load_tables",
     "read_conda_pytorch",
     "read_cuda_driver",
@@ -115,6 +117,17 @@ def _messages(data: Dict[str, Any], file: TableFile) -> Sequence[MessageRule]:
     if file.builtin:
         return MessageCatalogue(lambda: read_messages(data, str(file.path)))
     return read_messages(data, str(file.path))
+
+
+def load_package_builds(directory: Optional[str] = None) -> PackageBuilds:
+    """package_builds.json alone, as load_tables reads it (``directory`` or ENVCHECK_TABLES
+    replace the built-in file): the static probe asks it which packages to keep and which
+    build-record files to read, without loading every table."""
+    folder = directory or tables_dir_from_env()
+    path = builtin_dir() / "package_builds.json"
+    if folder and (Path(folder) / "package_builds.json").is_file():
+        path = Path(folder) / "package_builds.json"
+    return read_package_builds(read_document(path, "package_builds"), str(path))
 
 
 def load_tables(directory: Optional[os.PathLike[str]] = None) -> Tables:

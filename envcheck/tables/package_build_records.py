@@ -5,7 +5,7 @@ packages built for one CUDA major. Read by tables.read_package_builds; asked by 
 
 from __future__ import annotations
 
-from typing import Optional, Pattern, Tuple
+from typing import Match, Optional, Pattern, Tuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -29,38 +29,73 @@ class BuiltFor:
 
 
 @record(frozen=True)
+class BuildRecord:
+    """A file a package writes when its extensions are built, naming the torch they were
+    built against: ``file`` (relative to the site folder) is read by the static probe and
+    ``pattern`` (groups as a label's; its ``cuda`` may be dotted, "12.1") read in it.
+    ``bound_if``: the build is bound to that torch only when the file matches it (DeepSpeed
+    compiles its ops at first use unless they were built at install time)."""
+
+    file: str
+    pattern: Pattern[str]
+    bound_if: Optional[Pattern[str]] = None
+
+
+@record(frozen=True)
 class PackageBuild:
-    """How a family of packages labels its builds: ``label`` matches the local version label
-    (of the installed version, or of the wheel file it was installed from) and names the torch
-    ``major``, ``minor`` and the ``variant`` (cpu, cu121) or ``cuda`` major (12) it was built
-    for; ``index`` (``{torch}``, ``{variant}`` filled in) is where the builds for a torch are;
-    ``source_build``: the project builds (or fetches) the one for the installed torch when it
-    is installed from source without build isolation."""
+    """How a family of packages records the torch it was built for: ``label`` matches the
+    local version label (of the installed version, or of the wheel file it was installed
+    from), ``record`` a build-record file it ships; both name the torch ``major``, ``minor``
+    and the ``variant`` (cpu, cu121) or ``cuda`` (12, 121, 12.1) it was built for. Neither:
+    it records nothing (not checkable). ``index`` (``{torch}``, ``{variant}`` filled in) is
+    where the builds for a torch are; ``source_build``: the project builds the one for the
+    installed torch when installed from source without build isolation; ``cuda_minor``: the
+    build needs torch's CUDA major and minor, not its major alone."""
 
     names: Tuple[str, ...]
-    label: Pattern[str]
+    label: Optional[Pattern[str]]
     index: Optional[str]
     provenance: Provenance
     source_build: bool = False
+    record: Optional[BuildRecord] = None
+    cuda_minor: bool = False
 
     def built_for(self, local: str) -> Optional[BuiltFor]:
         """BuiltFor("2.1", "cu121", 12) for the label "pt21cu121"; None for other labels."""
-        match = self.label.match(local)
-        if match is None or len(match["minor"]) > 4:  # not a torch minor (nor one for int())
-            return None
-        groups = match.groupdict()
-        cuda = groups.get("cuda")
-        if cuda is not None:  # "12": a CUDA major; "118": a major and its minor
-            label = f"cu{cuda}"
-            short = Variant.maybe(label) if len(cuda) == 3 else None
-            major = (
-                int(cuda) if len(cuda) <= 2 else short.cuda.major if short and short.cuda else None
-            )
-        else:
-            label = groups["variant"]
-            variant = Variant.maybe(label)
-            major = variant.cuda.major if variant is not None and variant.cuda else None
-        return BuiltFor(f"{match['major']}.{int(match['minor'])}", label, major)
+        return _built_for(self.label.match(local)) if self.label is not None else None
+
+    def recorded(self, text: str) -> Optional[BuiltFor]:
+        """What the build-record file's ``text`` says (None: nothing readable)."""
+        return _built_for(self.record.pattern.search(text)) if self.record is not None else None
+
+    def bound(self, text: Optional[str]) -> bool:
+        """Whether the package's compiled code is bound to one torch: False only where its
+        build record says nothing was compiled at install (it compiles at first use)."""
+        rule = self.record.bound_if if self.record is not None else None
+        return rule is None or text is None or rule.search(text) is not None
+
+
+def _built_for(match: Optional[Match[str]]) -> Optional[BuiltFor]:
+    if match is None or len(match["minor"]) > 4:  # not a torch minor (nor one for int())
+        return None
+    groups = match.groupdict()
+    torch = f"{match['major']}.{int(match['minor'])}"
+    cuda = groups.get("cuda")
+    if cuda is not None:  # "12": a CUDA major; "118" or "11.8": a major and its minor
+        digits = cuda.replace(".", "")
+        if not digits.strip("0"):  # DeepSpeed's "0.0": built without CUDA
+            return BuiltFor(torch, "cpu", None)
+        label = f"cu{digits}"
+        short = Variant.maybe(label) if len(digits) == 3 else None
+        major = (
+            int(digits) if len(digits) <= 2 else short.cuda.major if short and short.cuda else None
+        )
+        return BuiltFor(torch, label, major)
+    label = groups["variant"] or ""
+    variant = Variant.maybe(label)
+    return BuiltFor(
+        torch, label, variant.cuda.major if variant is not None and variant.cuda else None
+    )
 
 
 @record(frozen=True)

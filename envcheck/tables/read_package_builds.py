@@ -15,6 +15,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from .package_build_records import (
     BUILD_GROUPS,
     GROUPS,
+    BuildRecord,
     CudaBuild,
     NumpyAbi,
     PackageBuild,
@@ -24,26 +25,52 @@ from .reader import Reader
 from .versions import PLATFORMS
 
 
+def _regex(r: Reader, raw: Any, key: str, where: str, optional: bool = False) -> Any:
+    text = r.get(raw, key, where, str, optional=optional)
+    if text is None:
+        return None
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        raise r.fail(f"{where}.{key}", f"not a regular expression: {exc}") from None
+
+
+def _label_groups(r: Reader, pattern: Pattern[str], where: str) -> Pattern[str]:
+    groups = set(pattern.groupindex)
+    if not (groups >= GROUPS and len(groups - GROUPS) == 1 and groups - GROUPS <= BUILD_GROUPS):
+        raise r.fail(where, "needs exactly the groups major, minor and one of variant, cuda")
+    return pattern
+
+
+def _record(r: Reader, raw: Any, where: str) -> BuildRecord:
+    """A build-record file: a relative path inside the site folder (no ``..``, no root)."""
+    file = r.get(raw, "file", where, str)
+    parts = file.split("/")
+    if file.startswith("/") or "\\" in file or any(p in ("", ".", "..") for p in parts):
+        raise r.fail(
+            f"{where}.file", "a relative path inside the site folder, with / between parts"
+        )
+    pattern = _label_groups(r, _regex(r, raw, "pattern", where), f"{where}.pattern")
+    return BuildRecord(file, pattern, _regex(r, raw, "bound_if", where, optional=True))
+
+
 def _package(r: Reader, raw: Any, where: str) -> PackageBuild:
     names = r.get(raw, "names", where, list)
     if not names or not all(isinstance(n, str) and n == n.lower() for n in names):
         raise r.fail(f"{where}.names", "a list of normalised (lower-case) project names")
-    text = r.get(raw, "label", where, str)
-    try:
-        label = re.compile(text)
-    except re.error as exc:
-        raise r.fail(f"{where}.label", f"not a regular expression: {exc}") from None
-    groups = set(label.groupindex)
-    if not (groups >= GROUPS and len(groups - GROUPS) == 1 and groups - GROUPS <= BUILD_GROUPS):
-        raise r.fail(
-            f"{where}.label", "needs exactly the groups major, minor and one of variant, cuda"
-        )
+    label = _regex(r, raw, "label", where, optional=True)
+    if label is not None:
+        _label_groups(r, label, f"{where}.label")
+    has_record = isinstance(raw, dict) and raw.get("record") is not None
+    record = _record(r, raw["record"], f"{where}.record") if has_record else None
     index = r.get(raw, "index", where, str, optional=True)
     if index is not None and not (index.startswith("https://") and "{torch}" in index):
         raise r.fail(f"{where}.index", "an https URL with {torch} (and {variant}) in it")
     source_build = r.get(raw, "source_build", where, bool, optional=True) or False
-    provenance = r.provenance(raw, where, ["names", "label", "index", "source_build"])
-    return PackageBuild(tuple(names), label, index, provenance, source_build)
+    cuda_minor = r.get(raw, "cuda_minor", where, bool, optional=True) or False
+    keys = ["names", "label", "record", "index", "source_build", "cuda_minor"]
+    provenance = r.provenance(raw, where, keys)
+    return PackageBuild(tuple(names), label, index, provenance, source_build, record, cuda_minor)
 
 
 def _numpy(r: Reader, raw: Any, where: str) -> NumpyAbi:

@@ -1,0 +1,213 @@
+"""Build-record files (package_builds.json ``record``): packages that write the torch their
+compiled code was built against into a file they ship (xFormers' ``cpp_lib.json``,
+DeepSpeed's ``git_version_info_installed.py``), read by the static probe and judged by
+PKG007; a package the table names that records nothing is not checkable, never fine; one
+whose record says nothing was compiled at install (DeepSpeed's ops built at first use) is
+bound to no torch. Read from real files, and replayed with real pip into a venv."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from envcheck.facts import PackageFacts
+from envcheck.probes import _watched
+from envcheck.probes.torch_static import RECORD_LIMIT, probe_torch_static
+from tests.fixtures import TABLES, profile, report_of
+from tests.localindex import Venv, make_wheel
+from tests.runner import titles_of
+from tests.sitetree import add_dist, add_torch
+
+
+def cpp_lib(torch: str, cuda: int | None = 1201) -> str:
+    """cpp_lib.json as xFormers' setup.py writes it (json.dumps of its build metadata)."""
+    version = {"cuda": cuda, "hip": None, "torch": torch, "python": "3.12.3"}
+    return json.dumps({"version": version, "env": {"TORCH_CUDA_ARCH_LIST": "8.0 9.0"}})
+
+
+def ds_info(torch: str, cuda: str, prebuilt: bool) -> str:
+    """git_version_info_installed.py as DeepSpeed's setup.py writes it."""
+    ops = {"async_io": False, "fused_adam": prebuilt, "cpu_adam": False}
+    info = {"version": torch, "bf16_support": True, "cuda_version": cuda, "nccl_version": "2.21"}
+    return (
+        "version='0.16.4'\ngit_hash='unknown'\ngit_branch='unknown'\n"
+        f"installed_ops={ops}\naccelerator_name='cuda'\ntorch_info={info}\n"
+    )
+
+
+def machine(torch: str, cuda: str | None, *dependents: PackageFacts):
+    facts = profile("h100-server")
+    facts.torch.version, facts.torch.cuda = torch, cuda
+    facts.torch.dependents = list(dependents)
+    return facts
+
+
+def xformers(record: str | None) -> PackageFacts:
+    return PackageFacts("xformers", "0.0.28", requires=["numpy"], record=record)
+
+
+def deepspeed(record: str | None) -> PackageFacts:
+    return PackageFacts("deepspeed", "0.16.4", requires=["torch"], record=record)
+
+
+def pkg007(facts) -> list[str]:
+    return [f.title for f in report_of(facts).findings if f.code == "PKG007"]
+
+
+# --------------------------------------------------------------------------- the probe
+
+
+def test_the_probe_keeps_what_the_table_names_and_reads_its_record(tmp_path):
+    site = tmp_path / "site-packages"
+    add_torch(site, "2.13.0+cu126", cuda="12.6")
+    add_dist(site, "xformers", "0.0.28")  # no Requires-Dist at all: kept by its name
+    (site / "xformers").mkdir()
+    (site / "xformers" / "cpp_lib.json").write_text(cpp_lib("2.4.1+cu121"))
+    add_dist(site, "deepspeed", "0.16.4")
+    (site / "deepspeed").mkdir()
+    (site / "deepspeed" / "git_version_info_installed.py").write_text("x" * (RECORD_LIMIT + 10))
+    add_dist(site, "mmcv", "2.1.0")  # records nothing, and names no torch: kept by its name
+    add_dist(site, "unrelated", "1.0")
+    watched = _watched({})
+    assert watched["xformers"] == "xformers/cpp_lib.json"
+    facts = probe_torch_static([str(site)], str(site / "torch" / "__init__.py"), None, watched)
+    got = {d.name: d.record for d in facts.dependents}
+    assert set(got) == {"xformers", "deepspeed", "mmcv"}
+    assert got["mmcv"] is None
+    assert got["xformers"] == cpp_lib("2.4.1+cu121")
+    assert len(got["deepspeed"] or "") == RECORD_LIMIT  # a big file is cut, not read whole
+
+
+def test_a_package_without_its_record_file_has_none(tmp_path):
+    site = tmp_path / "site-packages"
+    add_dist(site, "xformers", "0.0.28")
+    facts = probe_torch_static([str(site)], None, None, {"xformers": "xformers/cpp_lib.json"})
+    assert [(d.name, d.record) for d in facts.dependents] == [("xformers", None)]
+
+
+def test_the_table_refuses_a_record_file_outside_the_site_folder(tmp_path):
+    from envcheck.tables import TableError
+    from envcheck.tables.load import load_package_builds
+
+    data = json.loads((TABLES.files["package_builds"].path).read_text())
+    (entry,) = [e for e in data["packages"] if e["names"] == ["xformers"]]
+    entry["record"]["file"] = "../../etc/passwd"
+    (tmp_path / "package_builds.json").write_text(json.dumps(data))
+    with pytest.raises(TableError, match="relative path inside the site folder"):
+        load_package_builds(str(tmp_path))
+
+
+# --------------------------------------------------------------------------- xFormers
+
+
+@pytest.mark.parametrize(
+    "torch, cuda, built, expected",
+    [
+        ("2.13.0+cu126", "12.6", "2.4.1+cu121", "built for torch 2.4 (cu121); torch 2.13.0"),
+        ("2.1.2+cu118", "11.8", "2.1.2+cu121", "torch's CUDA is 11.8, another major"),
+        ("2.1.2+cu121", "12.1", "2.1.2+cu121", None),  # the torch it was built for
+        ("2.1.1+cu121", "12.1", "2.1.2+cu121", None),  # same minor, same CUDA major
+        ("2.13.0+cu126", "12.6", "2.6.0.dev20241101", "built for torch 2.6; torch 2.13.0"),
+    ],
+)
+def test_xformers_is_judged_by_the_torch_its_cpp_lib_json_names(torch, cuda, built, expected):
+    found = pkg007(machine(torch, cuda, xformers(cpp_lib(built))))
+    if expected is None:
+        assert found == []
+    else:
+        (title,) = found
+        assert title.startswith("xformers 0.0.28 was ") and expected in title, title
+
+
+def test_xformers_without_its_record_is_not_checkable():
+    report = report_of(machine("2.13.0+cu126", "12.6", xformers(None)))
+    assert ("PKG007", "xformers 0.0.28 records no torch it was built for") in [
+        (n.code, n.why) for n in report.not_run
+    ]
+    assert not [f for f in report.findings if f.code == "PKG007"]
+
+
+def test_a_package_that_records_nothing_is_listed_not_checkable():
+    mmcv = PackageFacts("mmcv", "2.1.0")
+    report = report_of(machine("2.13.0+cu126", "12.6", mmcv))
+    assert ("PKG007", "mmcv 2.1.0 records no torch it was built for") in [
+        (n.code, n.why) for n in report.not_run
+    ]
+
+
+# --------------------------------------------------------------------------- DeepSpeed
+
+
+def test_deepspeed_ops_built_for_another_torch_are_an_error_with_a_rebuild():
+    facts = machine("2.13.0+cu126", "12.6", deepspeed(ds_info("2.4", "12.1", prebuilt=True)))
+    (f,) = [f for f in report_of(facts).findings if f.code == "PKG007"]
+    assert f.title == (
+        "deepspeed 0.16.4 was built for torch 2.4 (cu121); torch 2.13.0+cu126 is installed"
+    )
+    assert f.severity.value == "error"
+    assert "pip install --force-reinstall --no-deps --no-build-isolation deepspeed" in f.fix
+
+
+def test_deepspeed_ops_need_torchs_cuda_minor_too():
+    same = machine("2.4.1+cu121", "12.1", deepspeed(ds_info("2.4", "12.1", prebuilt=True)))
+    assert pkg007(same) == []
+    other = machine("2.4.1+cu124", "12.4", deepspeed(ds_info("2.4", "12.1", prebuilt=True)))
+    assert pkg007(other) == [
+        "deepspeed 0.16.4 was built for torch 2.4 (cu121); torch's CUDA is 12.4, and its "
+        "build needs the same CUDA minor"
+    ]
+
+
+def test_deepspeed_built_without_cuda_is_judged_by_torch_alone():
+    ok = machine("2.4.1+cu124", "12.4", deepspeed(ds_info("2.4", "0.0", prebuilt=True)))
+    assert pkg007(ok) == []
+    old = machine("2.13.0+cu126", "12.6", deepspeed(ds_info("2.4", "0.0", prebuilt=True)))
+    assert pkg007(old) == [
+        "deepspeed 0.16.4 was built for torch 2.4 (cpu); torch 2.13.0+cu126 is installed"
+    ]
+
+
+def test_deepspeed_with_ops_compiled_at_first_use_is_bound_to_no_torch():
+    report = report_of(
+        machine("2.13.0+cu126", "12.6", deepspeed(ds_info("2.4", "12.1", prebuilt=False)))
+    )
+    assert not [f for f in report.findings if f.code == "PKG007"]
+    assert not [n for n in report.not_run if "deepspeed" in n.why]
+
+
+def test_deepspeed_whose_record_is_missing_or_unreadable_is_not_checkable():
+    for record in (None, "torch_info = garbled\ninstalled_ops={'fused_adam': True}\n"):
+        report = report_of(machine("2.13.0+cu126", "12.6", deepspeed(record)))
+        assert ("PKG007", "deepspeed 0.16.4 records no torch it was built for") in [
+            (n.code, n.why) for n in report.not_run
+        ], record
+
+
+# --------------------------------------------------------------------------- replayed
+
+
+@pytest.mark.slow  # real pip installs the wheels into a venv; envcheck checks that venv
+def test_records_installed_by_pip_are_read_and_judged(tmp_path):
+    wheels = tmp_path / "wheels"
+    make_wheel(wheels, "torch", "2.13.0+cu126")
+    make_wheel(
+        wheels,
+        "xformers",
+        "0.0.28",
+        files={"xformers/cpp_lib.json": cpp_lib("2.4.1+cu121")},
+    )
+    make_wheel(
+        wheels,
+        "deepspeed",
+        "0.16.4",
+        files={"deepspeed/git_version_info_installed.py": ds_info("2.13", "12.6", True)},
+        requires=["torch"],
+    )
+    venv = Venv.create(tmp_path / "venv")
+    done = venv.pip("install", "--no-deps", *map(str, sorted(wheels.glob("*.whl"))))
+    assert done.returncode == 0, done.stderr
+    titles = titles_of(venv.python, "PKG007", tmp_path)
+    assert titles == [
+        "xformers 0.0.28 was built for torch 2.4 (cu121); torch 2.13.0+cu126 is installed"
+    ]
