@@ -17,7 +17,7 @@ from packaging.version import Version
 from ._record import record
 from .facts import Facts, PackageFacts
 from .tables import Tables
-from .tables.package_build_records import BuiltFor, NumpyAbi, PackageBuild
+from .tables.package_build_records import BuiltFor, NumpyAbi, PackageBuild, TorchRange
 from .values import Variant
 
 _SYS_PLATFORM = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}
@@ -29,6 +29,18 @@ class Pin:
 
     package: PackageFacts
     requirement: Requirement
+    # Where the tables, not its metadata, say it (package_builds.json torch_ranges): the
+    # entry, with what happens outside it. None: its own Requires-Dist.
+    rule: Optional[TorchRange] = None
+
+    @property
+    def source(self) -> str:
+        """Where the requirement comes from, for a finding's evidence."""
+        if self.rule is None:
+            return f"Requires-Dist: {self.requirement}"
+        if self.rule.extra is not None:
+            return f"Requires-Dist: {self.requirement} (held to at runtime: package_builds.json)"
+        return f"needs torch{self.requirement.specifier} (package_builds.json)"
 
     @property
     def text(self) -> str:
@@ -67,36 +79,60 @@ def marker_environment(facts: Facts) -> Dict[str, str]:
     }
 
 
-def torch_pins(facts: Facts) -> Tuple[List[Pin], List[str]]:
+def torch_pins(facts: Facts, tables: Tables) -> Tuple[List[Pin], List[str]]:
     """(the requirements on torch that apply here, the lines that could not be read). A
-    requirement whose markers do not hold here (another Python, an extra) is left out."""
+    requirement whose markers do not hold here (another Python, an extra) is left out; a
+    release the tables know a range of torch for, its metadata stating none, gets that one
+    (package_builds.json torch_ranges)."""
     env = marker_environment(facts)
     pins: List[Pin] = []
     unread: List[str] = []
     for package in facts.torch.dependents:
-        for line in package.requires:
-            requirement = parse_requirement(line)
-            if requirement is None:
-                unread.append(f"{package.name} {package.version}: {line}")
-                continue
-            if requirement.name.lower() != "torch":  # NVIDIA's wheels: envcheck.cuda_needs
-                continue
-            try:
-                if requirement.marker is not None and not requirement.marker.evaluate(env):
-                    continue
-            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName, ValueError):
-                # ValueError: InvalidVersion from older packaging (a "3.12.1+" Python, a kernel
-                # release), or a number too long for int()
-                unread.append(f"{package.name} {package.version}: {line}")
-                continue
-            if any(not spec.version for spec in requirement.specifier):  # "torch ===": older
-                unread.append(f"{package.name} {package.version}: {line}")  # packaging took it
-            elif requirement.specifier:
-                pins.append(Pin(package, requirement))
+        own = _requirements(package, env, unread)
+        pins += [Pin(package, r) for r in own]
+        rule = tables.package_builds.torch_range(package.name, package.version)
+        if rule is not None and not own:
+            pins += [Pin(package, r, rule) for r in _ranged(package, rule, env)]
     return pins, unread
 
 
-def unmet_pins(facts: Facts, torch: Optional[str]) -> List[Pin]:
+def _requirements(
+    package: PackageFacts, env: Dict[str, str], unread: List[str]
+) -> List[Requirement]:
+    """``package``'s requirements on torch whose markers hold in ``env``; the lines that
+    cannot be read are added to ``unread``."""
+    out = []
+    for line in package.requires:
+        requirement = parse_requirement(line)
+        if requirement is None:
+            unread.append(f"{package.name} {package.version}: {line}")
+            continue
+        if requirement.name.lower() != "torch":  # NVIDIA's wheels: envcheck.cuda_needs
+            continue
+        try:
+            if requirement.marker is not None and not requirement.marker.evaluate(env):
+                continue
+        except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName, ValueError):
+            # ValueError: InvalidVersion from older packaging (a "3.12.1+" Python, a kernel
+            # release), or a number too long for int()
+            unread.append(f"{package.name} {package.version}: {line}")
+            continue
+        if any(not spec.version for spec in requirement.specifier):  # "torch ===": older
+            unread.append(f"{package.name} {package.version}: {line}")  # packaging took it
+        elif requirement.specifier:
+            out.append(requirement)
+    return out
+
+
+def _ranged(package: PackageFacts, rule: TorchRange, env: Dict[str, str]) -> List[Requirement]:
+    """The requirement on torch the table's ``rule`` gives: its own specifier, or the
+    package's requirement behind the extra it names, read as if that extra were installed."""
+    if rule.torch is not None:
+        return [Requirement(f"torch{rule.torch}")]
+    return _requirements(package, {**env, "extra": rule.extra or ""}, [])
+
+
+def unmet_pins(facts: Facts, tables: Tables, torch: Optional[str]) -> List[Pin]:
     """The pins ``torch`` (a version, such as the installed or a planned one) does not meet."""
     try:
         version = Version(torch) if torch else None
@@ -104,7 +140,7 @@ def unmet_pins(facts: Facts, torch: Optional[str]) -> List[Pin]:
         return []
     if version is None:
         return []
-    return [p for p in torch_pins(facts)[0] if not p.allows(version)]
+    return [p for p in torch_pins(facts, tables)[0] if not p.allows(version)]
 
 
 @lru_cache(maxsize=4096)  # the check, the plan and --keep read the same lines

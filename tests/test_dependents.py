@@ -87,7 +87,7 @@ def test_a_marker_for_this_python_applies():
 
 def test_an_unreadable_line_is_not_read_as_a_pin():
     pkg = PackageFacts("odd", "1.0", requires=["torch ===", "torch>=2; python_version ~ 'x'"])
-    pins, unread = torch_pins(machine("2.13.0+cu126", pkg))
+    pins, unread = torch_pins(machine("2.13.0+cu126", pkg), TABLES)
     assert pins == [] and len(unread) == 2
 
 
@@ -341,7 +341,7 @@ def test_markers_that_cannot_be_compared_are_unread_not_a_crash(facts_change):
         facts.python.version = facts_change["python"]
     else:
         facts.system.kernel = facts_change["kernel"]
-    pins, unread = torch_pins(facts)  # whatever packaging makes of them: no exception
+    pins, unread = torch_pins(facts, TABLES)  # whatever packaging makes of them: no exception
     assert len(pins) + len(unread) <= 2
     report_of(facts)  # and the report is made
 

@@ -26,12 +26,18 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
     current = torch_version(facts)
     if current is None:
         return []
-    found = _pinned(facts, current) + _built_for(facts, tables, current)
+    found = _pinned(facts, tables, current) + _built_for(facts, tables, current)
     return found + _numpy(facts, tables, current)
 
 
-def _pinned(facts: Facts, current: Version) -> List[Finding]:
-    pins, _ = torch_pins(facts)
+_PIP_WARNS = (
+    "pip installs a torch over such a pin with only a warning; the package then fails at "
+    "import or with 'undefined symbol'."
+)
+
+
+def _pinned(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
+    pins, _ = torch_pins(facts, tables)
     findings = []
     for pin in pins:
         if pin.allows(current):
@@ -40,16 +46,14 @@ def _pinned(facts: Facts, current: Version) -> List[Finding]:
         findings.append(
             RULES["PKG006"](
                 f"{pin.text}, but torch {facts.torch.version} is installed",
-                [
-                    f"{name} {version}: Requires-Dist: {pin.requirement}",
-                    f"torch {facts.torch.version}",
-                ],
+                [f"{name} {version}: {pin.source}", f"torch {facts.torch.version}"],
                 f"Install a torch that meets it (torch{pin.requirement.specifier}: "
                 f'`envcheck install --torch "{pin.requirement.specifier}"` picks the build for '
                 f"this machine), or a release of {name} made for torch {current.base_version}"
                 + _other_release(name, _needs_newer_torch(pin, current))
-                + ". pip installs a torch over such a pin with only a warning; the package then "
-                "fails at import or with 'undefined symbol'.",
+                + ". "
+                + (pin.rule.fails if pin.rule else _PIP_WARNS),
+                severity=pin.rule.severity if pin.rule else None,
             )
         )
     return findings

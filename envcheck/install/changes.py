@@ -58,7 +58,7 @@ def add_changes(
         return
     old = tables.release(current)
     plan.changes.append(f"torch {current} -> {plan.installs}")
-    unmet = unmet_pins(facts, str(version))
+    unmet = unmet_pins(facts, tables, str(version))
     for pin in unmet:  # pip only warns: say it before, not after
         plan.changes.append(
             f"{pin.text}: torch {version} does not meet it (pip installs it anyway)"

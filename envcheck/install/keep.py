@@ -25,7 +25,7 @@ def kept_constraints(facts: Facts, tables: Tables) -> Kept:
     minor (``==2.1.*``) of each build the table can read the label of."""
     out: Kept = [
         (f"{p.package.name} {p.package.version}", p.requirement.specifier)
-        for p in torch_pins(facts)[0]
+        for p in torch_pins(facts, tables)[0]
     ]
     for pkg, _, made in recorded_builds(facts, tables):
         if made is not None:

@@ -176,12 +176,15 @@ def _static_steps(
 
 
 def _watched(env: Dict[str, str]) -> Dict[str, Optional[str]]:
-    """The packages package_builds.json knows as built for one torch, each with the
-    build-record file it ships (None: none): the static probe keeps them and reads those."""
+    """The packages package_builds.json knows as built for one torch or a range of it, each
+    with the build-record file it ships (None: none): the static probe keeps them and reads
+    those."""
     from ..tables.load import load_package_builds, tables_dir_from_env
 
     builds = load_package_builds(tables_dir_from_env(env))
-    return {n: b.record.file if b.record else None for b in builds.labels for n in b.names}
+    out: Dict[str, Optional[str]] = {n: None for r in builds.torch_ranges for n in r.names}
+    out.update({n: b.record.file if b.record else None for b in builds.labels for n in b.names})
+    return out
 
 
 def _runtime(

@@ -50,6 +50,8 @@ def tables_summary(t: Tables) -> Summary:
         "package_builds": {
             "packages": sorted(n for b in t.package_builds.labels for n in b.names),
             "numpy_abi_rules": len(t.package_builds.numpy_abi),
+            "cuda_builds": len(t.package_builds.cuda_builds),
+            "torch_ranges": sorted({n for r in t.package_builds.torch_ranges for n in r.names}),
         },
     }
 

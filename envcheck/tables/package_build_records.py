@@ -143,6 +143,37 @@ class CudaBuild:
 
 
 @record(frozen=True)
+class TorchRange:
+    """Releases of a package (``names``, ``versions``) that work only under a torch in a
+    range their metadata does not require: ``torch`` gives it, or ``extra`` names the extra
+    whose requirement on torch the package holds to at runtime though the extra is not
+    installed (transformers turns its PyTorch side off below it). ``fails``: what happens
+    outside it; ``severity``: how bad that is (torchao only skips its C++ kernels)."""
+
+    names: Tuple[str, ...]
+    versions: SpecifierSet
+    torch: Optional[SpecifierSet]
+    extra: Optional[str]
+    fails: str
+    severity: str
+    provenance: Provenance
+
+    def applies(self, name: str, version: str) -> bool:
+        """Whether the release ``version`` of ``name`` is one of these; a local build
+        (``0.16.0+git1a2b3c``) is the user's own, not the release, and is not."""
+        if name not in self.names:
+            return False
+        try:
+            parsed = Version(version)
+            local = parsed.local or ""
+            return not local.startswith("git") and self.versions.contains(
+                parsed.base_version, prereleases=True
+            )
+        except ValueError:  # InvalidVersion, or a number too long for int()
+            return False
+
+
+@record(frozen=True)
 class PackageBuilds:
     """package_builds.json: labelled package builds, torch's NumPy ABI, CUDA-major builds and
     how NVIDIA's CUDA runtime wheel names its major (``cuda_runtime``, its ``cuda`` group;
@@ -152,6 +183,12 @@ class PackageBuilds:
     numpy_abi: Tuple[NumpyAbi, ...] = ()
     cuda_builds: Tuple[CudaBuild, ...] = ()
     cuda_runtime: Optional[Pattern[str]] = None
+    torch_ranges: Tuple[TorchRange, ...] = ()
+
+    def torch_range(self, name: str, version: str) -> Optional[TorchRange]:
+        """The range of torch that release of ``name`` works under, where the table knows
+        one its metadata does not state."""
+        return next((r for r in self.torch_ranges if r.applies(name, version)), None)
 
     def cuda_build(self, package: str) -> Optional[CudaBuild]:
         return next((b for b in self.cuda_builds if b.knows(package)), None)

@@ -12,6 +12,7 @@ from typing import Any, Dict, Pattern
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from ..findings import SEVERITIES
 from .package_build_records import (
     BUILD_GROUPS,
     GROUPS,
@@ -20,6 +21,7 @@ from .package_build_records import (
     NumpyAbi,
     PackageBuild,
     PackageBuilds,
+    TorchRange,
 )
 from .reader import Reader
 from .versions import PLATFORMS
@@ -74,13 +76,7 @@ def _package(r: Reader, raw: Any, where: str) -> PackageBuild:
 
 
 def _numpy(r: Reader, raw: Any, where: str) -> NumpyAbi:
-    specs = {}
-    for key in ("torch", "numpy"):
-        text = r.get(raw, key, where, str)
-        try:
-            specs[key] = SpecifierSet(text)
-        except InvalidSpecifier:
-            raise r.fail(f"{where}.{key}", f"{text!r} is not a version specifier") from None
+    specs = {key: _specifier(r, raw, key, where) for key in ("torch", "numpy")}
     platforms = r.get(raw, "platforms", where, list, optional=True)
     if platforms is not None and not all(p in PLATFORMS for p in platforms):
         raise r.fail(f"{where}.platforms", f"names a platform envcheck does not know: {platforms}")
@@ -116,6 +112,34 @@ def _cuda_build(r: Reader, raw: Any, where: str) -> CudaBuild:
     return CudaBuild(name, tuple(names), replacement, fails, provenance)
 
 
+def _specifier(r: Reader, raw: Any, key: str, where: str, optional: bool = False) -> Any:
+    text = r.get(raw, key, where, str, optional=optional)
+    try:
+        return None if text is None else SpecifierSet(text)
+    except InvalidSpecifier:
+        raise r.fail(f"{where}.{key}", f"{text!r} is not a version specifier") from None
+
+
+def _torch_range(r: Reader, raw: Any, where: str) -> TorchRange:
+    """One entry of torch_ranges: the package's releases, and the torch they need (``torch``)
+    or the extra whose requirement on torch says it (``extra``): one of the two."""
+    names = r.get(raw, "names", where, list)
+    if not names or not all(isinstance(n, str) and n == n.lower() for n in names):
+        raise r.fail(f"{where}.names", "a list of normalised (lower-case) project names")
+    versions = _specifier(r, raw, "versions", where)
+    torch = _specifier(r, raw, "torch", where, optional=True)
+    extra = r.get(raw, "extra", where, str, optional=True)
+    if (torch is None) == (extra is None):
+        raise r.fail(where, "needs a torch specifier or an extra, not both")
+    severity = r.get(raw, "severity", where, str, optional=True) or "error"
+    if severity not in SEVERITIES:
+        raise r.fail(f"{where}.severity", f"one of {', '.join(SEVERITIES)}")
+    fails = r.get(raw, "fails", where, str)
+    keys = ["names", "versions", "torch", "extra", "fails", "severity"]
+    provenance = r.provenance(raw, where, keys)
+    return TorchRange(tuple(names), versions, torch, extra, fails, severity, provenance)
+
+
 def read_package_builds(data: Dict[str, Any], file: str) -> PackageBuilds:
     sources = Reader(file, {}).strings(data.get("sources"), "sources")
     r = Reader(file, sources)
@@ -141,4 +165,8 @@ def read_package_builds(data: Dict[str, Any], file: str) -> PackageBuilds:
     if runtime is not None:
         r.provenance(runtime, "cuda_runtime", ["names"])
     pattern = _pattern(r, runtime, "names", "cuda_runtime") if runtime is not None else None
-    return PackageBuilds(builds, numpy, cuda, pattern)
+    ranges = tuple(
+        _torch_range(r, raw, f"torch_ranges[{i}]")
+        for i, raw in enumerate(r.get(data, "torch_ranges", "document", list, optional=True) or [])
+    )
+    return PackageBuilds(builds, numpy, cuda, pattern, ranges)
