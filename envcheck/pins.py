@@ -162,6 +162,8 @@ class LabelledBuild:
     variant: str  # the build it was made for, as labelled: "cu121", "cu12" ("": not said)
     why: str
     reinstall: Optional[str]
+    fails: Optional[str] = None  # what the project does under another torch (the table's)
+    where: str = ""  # what said so: "its version", the wheel's name, the build-record file
 
     @property
     def made_for(self) -> str:
@@ -180,28 +182,42 @@ def build_label(package: PackageFacts) -> Optional[str]:
     return None
 
 
-def recorded_builds(
-    facts: Facts, tables: Tables
-) -> List[Tuple[PackageFacts, PackageBuild, Optional[BuiltFor]]]:
-    """Each installed package the table (package_builds.json) knows as built for one torch,
-    its entry, and what its label or build-record file says it was built for (None: it
-    records nothing readable). A package whose build record says nothing was compiled at
+@record(frozen=True)
+class RecordedBuild:
+    """An installed package the table (package_builds.json) knows as built for one torch:
+    its entry, what its install says it was built for (None: nothing readable) and what
+    said so (its version's label, the wheel it was installed from, its build-record file)."""
+
+    package: PackageFacts
+    build: PackageBuild
+    made: Optional[BuiltFor]
+    where: str
+
+
+def recorded_builds(facts: Facts, tables: Tables) -> List[RecordedBuild]:
+    """Each installed package the table knows as built for one torch, with what its label or
+    build-record file says. A package whose build record says nothing was compiled at
     install (DeepSpeed's ops built at first use) is bound to no torch and left out."""
     by_name = {name: build for build in tables.package_builds.labels for name in build.names}
     out = []
     for pkg in facts.torch.dependents:
         build = by_name.get(pkg.name)
         if build is not None and build.bound(pkg.record):
-            out.append((pkg, build, _made(pkg, build)))
+            out.append(_recorded(pkg, build))
     return out
 
 
-def _made(package: PackageFacts, build: PackageBuild) -> Optional[BuiltFor]:
+def _recorded(package: PackageFacts, build: PackageBuild) -> RecordedBuild:
+    """The first record that reads: the version's label, the wheel's, the build-record file."""
     label = build_label(package)
     made = build.built_for(label) if label else None
-    if made is None and package.record is not None:
-        made = build.recorded(package.record)
-    return made
+    if made is not None:
+        own = "+" in package.version
+        where = "its version's label" if own else f"installed from {package.wheel}"
+        return RecordedBuild(package, build, made, where)
+    if package.record is not None and build.record is not None:
+        return RecordedBuild(package, build, build.recorded(package.record), build.record.file)
+    return RecordedBuild(package, build, None, "")
 
 
 def builds_for_other_torch(
@@ -210,18 +226,23 @@ def builds_for_other_torch(
     """The packages built for another torch minor than ``torch``, or for a build ``variant``
     cannot load (CUDA under a CPU torch, another CUDA major)."""
     out = []
-    for pkg, build, made in recorded_builds(facts, tables):
-        why = _mismatch(made, torch, variant, build.cuda_minor) if made is not None else None
-        if made is not None and why is not None:
-            reinstall = _reinstall(pkg.name, build, torch, variant)
-            out.append(LabelledBuild(pkg, made.torch, made.label, why, reinstall))
+    for r in recorded_builds(facts, tables):
+        why = _mismatch(r.made, torch, variant, r.build.cuda_minor) if r.made else None
+        if r.made is not None and why is not None:
+            reinstall = _reinstall(r.package.name, r.build, torch, variant)
+            made = r.made
+            out.append(
+                LabelledBuild(
+                    r.package, made.torch, made.label, why, reinstall, r.build.fails, r.where
+                )
+            )
     return out
 
 
 def unrecorded_builds(facts: Facts, tables: Tables) -> List[PackageFacts]:
     """The installed packages the table knows as built for one torch whose install records
     no label envcheck can read (flash-attn built from source): not checkable, never fine."""
-    return [pkg for pkg, _, made in recorded_builds(facts, tables) if made is None]
+    return [r.package for r in recorded_builds(facts, tables) if r.made is None]
 
 
 def _reinstall(
@@ -278,6 +299,7 @@ def numpy_mismatch(
 __all__ = [
     "LabelledBuild",
     "Pin",
+    "RecordedBuild",
     "build_label",
     "builds_for_other_torch",
     "marker_environment",

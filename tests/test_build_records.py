@@ -147,6 +147,9 @@ def test_deepspeed_ops_built_for_another_torch_are_an_error_with_a_rebuild():
     )
     assert f.severity.value == "error"
     assert "pip install --force-reinstall --no-deps --no-build-isolation deepspeed" in f.fix
+    # what said so, and what DeepSpeed itself does (the table's words, not 'undefined symbol')
+    assert f.evidence[0] == "deepspeed 0.16.4: deepspeed/git_version_info_installed.py"
+    assert "PyTorch version mismatch!" in f.fix and "undefined symbol" not in f.fix
 
 
 def test_deepspeed_ops_need_torchs_cuda_minor_too():

@@ -187,6 +187,7 @@ def test_pkg007_fix_points_at_the_packages_index_for_this_torch():
         "pip install --force-reinstall --no-deps torch-sparse -f https://data.pyg.org/whl/torch-2.13.0+cu126.html"
         in (f.fix or "")
     )
+    assert f.evidence[0] == "torch-sparse 0.6.18+pt21cu121: its version's label"
 
 
 def test_a_package_the_table_does_not_know_is_not_judged_by_its_label():
@@ -382,6 +383,7 @@ def test_flash_attn_is_judged_by_the_wheel_name_it_was_installed_from(torch, cud
     assert f.title.startswith("flash-attn 2.8.1 was built for torch ") and f.title.endswith(
         expected
     ), f.title
+    assert f.evidence[0] == f"flash-attn 2.8.1: installed from {wheel}"
     # no index holds flash-attn's builds per torch: it builds (or fetches) against this torch
     assert "pip install --force-reinstall --no-deps --no-build-isolation flash-attn" in (
         f.fix or ""

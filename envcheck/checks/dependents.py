@@ -92,9 +92,13 @@ def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
         findings.append(
             RULES["PKG007"](
                 f"{pkg.name} {pkg.version} was built for {b.made_for}; {b.why}",
-                [f"{pkg.name} {pkg.version}", f"torch {facts.torch.version}"],
-                fix + ". An extension built against another torch fails at import "
-                "('undefined symbol') or when it first runs on the GPU.",
+                [f"{pkg.name} {pkg.version}: {b.where}", f"torch {facts.torch.version}"],
+                f"{fix}. "
+                + (
+                    b.fails
+                    or "An extension built against another torch fails at import "
+                    "('undefined symbol') or when it first runs on the GPU."
+                ),
             )
         )
     return findings

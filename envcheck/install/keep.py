@@ -27,9 +27,10 @@ def kept_constraints(facts: Facts, tables: Tables) -> Kept:
         (f"{p.package.name} {p.package.version}", p.requirement.specifier)
         for p in torch_pins(facts, tables)[0]
     ]
-    for pkg, _, made in recorded_builds(facts, tables):
-        if made is not None:
-            out.append((f"{pkg.name} {pkg.version}", SpecifierSet(f"=={made.torch}.*")))
+    for r in recorded_builds(facts, tables):
+        if r.made is not None:
+            who = f"{r.package.name} {r.package.version}"
+            out.append((who, SpecifierSet(f"=={r.made.torch}.*")))
     return out
 
 

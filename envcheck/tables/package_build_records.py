@@ -50,7 +50,8 @@ class PackageBuild:
     it records nothing (not checkable). ``index`` (``{torch}``, ``{variant}`` filled in) is
     where the builds for a torch are; ``source_build``: the project builds the one for the
     installed torch when installed from source without build isolation; ``cuda_minor``: the
-    build needs torch's CUDA major and minor, not its major alone."""
+    build needs torch's CUDA major and minor, not its major alone; ``fails``: what the
+    project does under another torch (None: the usual 'undefined symbol')."""
 
     names: Tuple[str, ...]
     label: Optional[Pattern[str]]
@@ -59,6 +60,7 @@ class PackageBuild:
     source_build: bool = False
     record: Optional[BuildRecord] = None
     cuda_minor: bool = False
+    fails: Optional[str] = None  # what happens under another torch, where the project says
 
     def built_for(self, local: str) -> Optional[BuiltFor]:
         """BuiltFor("2.1", "cu121", 12) for the label "pt21cu121"; None for other labels."""

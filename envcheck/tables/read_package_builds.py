@@ -70,9 +70,12 @@ def _package(r: Reader, raw: Any, where: str) -> PackageBuild:
         raise r.fail(f"{where}.index", "an https URL with {torch} (and {variant}) in it")
     source_build = r.get(raw, "source_build", where, bool, optional=True) or False
     cuda_minor = r.get(raw, "cuda_minor", where, bool, optional=True) or False
-    keys = ["names", "label", "record", "index", "source_build", "cuda_minor"]
+    fails = r.get(raw, "fails", where, str, optional=True)
+    keys = ["names", "label", "record", "index", "source_build", "cuda_minor", "fails"]
     provenance = r.provenance(raw, where, keys)
-    return PackageBuild(tuple(names), label, index, provenance, source_build, record, cuda_minor)
+    return PackageBuild(
+        tuple(names), label, index, provenance, source_build, record, cuda_minor, fails
+    )
 
 
 def _numpy(r: Reader, raw: Any, where: str) -> NumpyAbi:
