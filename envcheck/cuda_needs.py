@@ -23,7 +23,7 @@ from packaging.version import InvalidVersion, Version
 
 from ._record import record
 from .facts import Facts, PackageFacts
-from .pins import marker_environment, parse_requirement, unrecorded_builds
+from .pins import abi_not_compared, marker_environment, parse_requirement, unrecorded_builds
 from .tables import Tables
 from .tables.package_build_records import CudaBuild, cuda_major
 from .values import Variant
@@ -119,6 +119,10 @@ def not_checkable(facts: Facts, tables: Tables) -> List[Tuple[str, str]]:
     out = [
         ("PKG007", f"{p.name} {p.version} records no torch it was built for")
         for p in unrecorded_builds(facts, tables)
+    ]
+    out += [
+        ("PKG007", f"{p.name} {p.version}: its C++ ABI is not compared, torch's is not known")
+        for p in abi_not_compared(facts, tables)
     ]
     if facts.torch.cuda:
         out += [

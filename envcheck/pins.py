@@ -15,6 +15,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import Version
 
 from ._record import record
+from .compat import platform_of, torch_variant, torch_version
 from .facts import Facts, PackageFacts
 from .tables import Tables
 from .tables.package_build_records import BuiltFor, NumpyAbi, PackageBuild, TorchRange
@@ -221,22 +222,70 @@ def _recorded(package: PackageFacts, build: PackageBuild) -> RecordedBuild:
 
 
 def builds_for_other_torch(
-    facts: Facts, tables: Tables, torch: Version, variant: Optional[Variant]
+    facts: Facts,
+    tables: Tables,
+    torch: Version,
+    variant: Optional[Variant],
+    abi: Optional[bool] = None,
 ) -> List[LabelledBuild]:
-    """The packages built for another torch minor than ``torch``, or for a build ``variant``
-    cannot load (CUDA under a CPU torch, another CUDA major)."""
+    """The packages built for another torch minor than ``torch``, for a build ``variant``
+    cannot load (CUDA under a CPU torch, another CUDA major), or for the other C++ ABI than
+    ``abi`` (torch's: True the C++11 one; None: not known, not compared)."""
     out = []
     for r in recorded_builds(facts, tables):
-        why = _mismatch(r.made, torch, variant, r.build.cuda_minor) if r.made else None
-        if r.made is not None and why is not None:
+        made = r.made
+        why = _mismatch(made, torch, variant, r.build.cuda_minor, abi) if made else None
+        if made is not None and why is not None:
             reinstall = _reinstall(r.package.name, r.build, torch, variant)
-            made = r.made
             out.append(
                 LabelledBuild(
                     r.package, made.torch, made.label, why, reinstall, r.build.fails, r.where
                 )
             )
     return out
+
+
+def torch_cxx11_abi(
+    facts: Facts,
+    tables: Tables,
+    torch: Version,
+    variant: Optional[Variant],
+    platform: Optional[str],
+    planned: bool = False,
+) -> Optional[bool]:
+    """Whether that torch was built with the C++11 ABI (None: not known). A ``planned`` one
+    is a wheel of the index, as the table says; the installed one only where pip or uv
+    installed it from a wheel (a conda or source build may differ), its label first
+    (``+cpu.cxx11.abi``)."""
+    if not planned:
+        label = (facts.torch.version or "").partition("+")[2]
+        if (facts.torch.installer or "").lower() not in ("pip", "uv") or label.startswith("git"):
+            return None
+        if "cxx11" in label:
+            return True
+    return tables.package_builds.cxx11_abi(torch, platform, variant)
+
+
+def installed_cxx11_abi(facts: Facts, tables: Tables) -> Optional[bool]:
+    """torch_cxx11_abi of the installed torch."""
+    version = torch_version(facts)
+    if version is None:
+        return None
+    platform = platform_of(facts)
+    where = str(platform) if platform else None
+    return torch_cxx11_abi(facts, tables, version, torch_variant(facts), where)
+
+
+def abi_not_compared(facts: Facts, tables: Tables) -> List[PackageFacts]:
+    """The installed packages whose label names the C++ ABI they were built with while the
+    installed torch's is not known: that part of PKG007 is not judged, never taken as fine."""
+    if installed_cxx11_abi(facts, tables) is not None:
+        return []
+    return [
+        r.package
+        for r in recorded_builds(facts, tables)
+        if r.made is not None and r.made.cxx11_abi is not None
+    ]
 
 
 def unrecorded_builds(facts: Facts, tables: Tables) -> List[PackageFacts]:
@@ -261,12 +310,27 @@ def _reinstall(
 
 
 def _mismatch(
-    made: BuiltFor, torch: Version, variant: Optional[Variant], cuda_minor: bool = False
+    made: BuiltFor,
+    torch: Version,
+    variant: Optional[Variant],
+    cuda_minor: bool = False,
+    abi: Optional[bool] = None,
 ) -> Optional[str]:
-    """Why a build ``made`` for one torch minor and build does not fit ``torch``, or None
-    (``cuda_minor``: the build needs torch's CUDA minor too, not only its major)."""
+    """Why a build ``made`` for one torch minor, build and C++ ABI does not fit ``torch``, or
+    None (``cuda_minor``: the build needs torch's CUDA minor too, not only its major)."""
     if made.torch != f"{torch.major}.{torch.minor}":
         return f"torch {torch} is installed"
+    why = _cuda_mismatch(made, variant, cuda_minor)
+    if why is None and None not in (made.cxx11_abi, abi) and made.cxx11_abi != abi:
+        return f"torch {torch} was built with the {_abi(abi)} ABI, and it with the {_abi(made.cxx11_abi)} one"
+    return why
+
+
+def _abi(cxx11: Optional[bool]) -> str:
+    return "C++11" if cxx11 else "pre-C++11"
+
+
+def _cuda_mismatch(made: BuiltFor, variant: Optional[Variant], cuda_minor: bool) -> Optional[str]:
     if variant is None or made.label == str(variant) or made.cuda_major is None:
         return None
     if not variant.is_cuda:
@@ -300,12 +364,15 @@ __all__ = [
     "LabelledBuild",
     "Pin",
     "RecordedBuild",
+    "abi_not_compared",
     "build_label",
     "builds_for_other_torch",
+    "installed_cxx11_abi",
     "marker_environment",
     "numpy_mismatch",
     "parse_requirement",
     "recorded_builds",
+    "torch_cxx11_abi",
     "torch_pins",
     "unmet_pins",
     "unrecorded_builds",

@@ -214,3 +214,70 @@ def test_records_installed_by_pip_are_read_and_judged(tmp_path):
     assert titles == [
         "xformers 0.0.28 was built for torch 2.4 (cu121); torch 2.13.0+cu126 is installed"
     ]
+
+
+# --------------------------------------------------------------------------- C++ ABI
+
+
+def fa(abi: str, torch: str = "2.5", cuda: str = "12") -> PackageFacts:
+    wheel = f"flash_attn-2.7.0.post2+cu{cuda}torch{torch}cxx11abi{abi}-cp312-cp312-linux_x86_64.whl"
+    return PackageFacts("flash-attn", "2.7.0.post2", requires=["torch"], wheel=wheel)
+
+
+@pytest.mark.parametrize(
+    "torch, cuda, abi, installer, expected",
+    [
+        # PyPI's x86_64 wheels before 2.6 use the pre-C++11 ABI
+        ("2.5.1+cu124", "12.4", "TRUE", "pip", "with the pre-C++11 ABI, and it with the C++11"),
+        ("2.5.1+cu124", "12.4", "FALSE", "pip", None),
+        # 2.6: the cu126 builds switched, cu124 did not
+        ("2.6.0+cu126", "12.6", "FALSE", "uv", "with the C++11 ABI, and it with the pre-C++11"),
+        ("2.6.0+cu124", "12.4", "FALSE", "pip", None),
+        ("2.7.1+cu126", "12.6", "TRUE", "pip", None),  # all of them from 2.7
+        ("2.5.1+cu124", "12.4", "TRUE", "conda", None),  # not a wheel: not known, not judged
+        ("2.6.0a0+git1234abc", "12.4", "TRUE", "pip", None),  # built from source: the same
+    ],
+)
+def test_flash_attn_is_judged_by_the_cxx11_abi_its_wheel_names(
+    torch, cuda, abi, installer, expected
+):
+    minor = ".".join(torch.split(".")[:2])
+    facts = machine(torch, cuda, fa(abi, torch=minor))
+    facts.torch.installer = installer
+    found = pkg007(facts)
+    if expected is None:
+        assert found == []
+    else:
+        (title,) = found
+        assert title.startswith(f"flash-attn 2.7.0.post2 was built for torch {minor} (cu12); ")
+        assert expected in title, title
+
+
+def test_an_abi_that_cannot_be_compared_is_said_not_judged():
+    facts = machine("2.5.1+cu124", "12.4", fa("TRUE"))
+    facts.torch.installer = "conda"
+    why = "flash-attn 2.7.0.post2: its C++ ABI is not compared, torch's is not known"
+    assert ("PKG007", why) in [(n.code, n.why) for n in report_of(facts).not_run]
+    facts.torch.installer = "pip"  # a wheel of the index: the table knows its ABI
+    assert "flash-attn" not in " ".join(n.why for n in report_of(facts).not_run)
+
+
+def test_a_cpu_cxx11_abi_build_says_so_in_its_label():
+    facts = machine("2.1.2+cpu.cxx11.abi", None, fa("TRUE", torch="2.1"))
+    facts.torch.installer = "pip"
+    titles = pkg007(facts)  # the ABI fits; the CUDA build under a CPU torch does not
+    assert titles == [
+        "flash-attn 2.7.0.post2 was built for torch 2.1 (cu12); the installed torch is a cpu build"
+    ]
+
+
+def test_the_plan_names_an_extension_the_new_torchs_abi_breaks():
+    from envcheck.install import Wish, resolve
+
+    facts = machine("2.6.0+cu124", "12.4", fa("FALSE", torch="2.6"))
+    facts.torch.installer = "pip"
+    # same torch minor, same CUDA major: only the C++ ABI of 2.6's cu126 wheels differs
+    plan = resolve(facts, TABLES, Wish(torch="2.6.0", variant="cu126"), "linux-x86_64")
+    assert plan.ok, plan
+    (change,) = [c for c in plan.changes if "flash-attn" in c]
+    assert change.startswith("flash-attn 2.7.0.post2 is built for torch 2.6 (cu12): reinstall")

@@ -9,14 +9,14 @@ applies here (markers for the target interpreter) comes from envcheck.pins.
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 from packaging.version import Version
 
 from ..compat import platform_of, torch_variant, torch_version
 from ..facts import Facts
 from ..findings import Finding
-from ..pins import Pin, builds_for_other_torch, numpy_mismatch, torch_pins
+from ..pins import Pin, builds_for_other_torch, installed_cxx11_abi, numpy_mismatch, torch_pins
 from ..rules import RULES
 from ..tables import Tables
 from ..tables.versions import parse_version
@@ -84,7 +84,8 @@ def _other_release(name: str, older: bool) -> str:
 
 def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
     findings = []
-    for b in builds_for_other_torch(facts, tables, current, torch_variant(facts)):
+    abi = installed_cxx11_abi(facts, tables)
+    for b in builds_for_other_torch(facts, tables, current, torch_variant(facts), abi):
         pkg = b.package
         fix = f"Reinstall {pkg.name} built for torch {current.major}.{current.minor}" + (
             f": {b.reinstall}" if b.reinstall else ""
@@ -106,8 +107,7 @@ def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
 
 def _numpy(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
     """PKG008: NumPy 2 under a torch build compiled against NumPy 1 (or the reverse)."""
-    platform = platform_of(facts)
-    found = numpy_mismatch(facts, tables, current, str(platform) if platform else None)
+    found = numpy_mismatch(facts, tables, current, _platform(facts))
     if found is None:
         return []
     numpy, rule = found
@@ -124,3 +124,8 @@ def _numpy(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
             "and torch.tensor(ndarray) and .numpy() fail ('Numpy is not available').",
         )
     ]
+
+
+def _platform(facts: Facts) -> Optional[str]:
+    platform = platform_of(facts)
+    return str(platform) if platform else None

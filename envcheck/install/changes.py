@@ -17,7 +17,7 @@ from ..compat import (
 )
 from ..cuda_needs import built_for_other_major, runtime_majors
 from ..facts import Facts
-from ..pins import builds_for_other_torch, numpy_mismatch, unmet_pins
+from ..pins import builds_for_other_torch, numpy_mismatch, torch_cxx11_abi, unmet_pins
 from ..tables import Tables
 from ..tables.model import Release
 from ..values import Platform, Variant
@@ -69,7 +69,8 @@ def add_changes(
             f"numpy {numpy[0].version}: torch {version} was built against numpy{numpy[1].numpy} "
             f'(pip install "numpy{numpy[1].numpy}" with it)'
         )
-    rebuilt = builds_for_other_torch(facts, tables, version, variant)
+    abi = torch_cxx11_abi(facts, tables, version, variant, plan.platform, planned=True)
+    rebuilt = builds_for_other_torch(facts, tables, version, variant, abi)
     for b in rebuilt:
         where = f" ({b.reinstall})" if b.reinstall else ""
         plan.changes.append(

@@ -52,6 +52,7 @@ def tables_summary(t: Tables) -> Summary:
             "numpy_abi_rules": len(t.package_builds.numpy_abi),
             "cuda_builds": len(t.package_builds.cuda_builds),
             "torch_ranges": sorted({n for r in t.package_builds.torch_ranges for n in r.names}),
+            "torch_abi_rules": len(t.package_builds.torch_abi),
         },
     }
 

@@ -5,7 +5,8 @@ packages built for one CUDA major. Read by tables.read_package_builds; asked by 
 
 from __future__ import annotations
 
-from typing import Match, Optional, Pattern, Tuple
+from dataclasses import replace
+from typing import Dict, Match, Optional, Pattern, Tuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -16,6 +17,7 @@ from .versions import Provenance
 
 GROUPS = {"major", "minor"}  # the label's named groups, and one of BUILD_GROUPS
 BUILD_GROUPS = {"variant", "cuda"}  # the build (cpu, cu121), or its CUDA major alone ("12")
+ABI_GROUP = "abi"  # optional: the C++ ABI it was built with, "true" (C++11) or "false"
 
 
 @record(frozen=True)
@@ -26,6 +28,7 @@ class BuiltFor:
     torch: str
     label: str
     cuda_major: Optional[int]
+    cxx11_abi: Optional[bool] = None  # built with the C++11 ABI; None: not said
 
 
 @record(frozen=True)
@@ -82,6 +85,11 @@ def _built_for(match: Optional[Match[str]]) -> Optional[BuiltFor]:
         return None
     groups = match.groupdict()
     torch = f"{match['major']}.{int(match['minor'])}"
+    made, abi = _built_for_build(groups, torch), groups.get(ABI_GROUP)
+    return made if abi is None else replace(made, cxx11_abi=abi.lower() == "true")
+
+
+def _built_for_build(groups: Dict[str, Optional[str]], torch: str) -> BuiltFor:
     cuda = groups.get("cuda")
     if cuda is not None:  # "12": a CUDA major; "118" or "11.8": a major and its minor
         digits = cuda.replace(".", "")
@@ -176,6 +184,24 @@ class TorchRange:
 
 
 @record(frozen=True)
+class TorchAbi:
+    """The C++ ABI torch's wheels for ``platforms`` were built with (``cxx11``: the C++11 ABI,
+    _GLIBCXX_USE_CXX11_ABI=1), for the ``torch`` releases and ``variants`` it names (None:
+    every variant). An extension built with the other ABI fails with 'undefined symbol'."""
+
+    torch: SpecifierSet
+    platforms: Tuple[str, ...]
+    variants: Optional[Tuple[str, ...]]
+    cxx11: bool
+    provenance: Provenance
+
+    def applies(self, torch: Version, platform: Optional[str], variant: Optional[Variant]) -> bool:
+        if platform not in self.platforms or not self.torch.contains(torch, prereleases=True):
+            return False
+        return self.variants is None or (variant is not None and str(variant) in self.variants)
+
+
+@record(frozen=True)
 class PackageBuilds:
     """package_builds.json: labelled package builds, torch's NumPy ABI, CUDA-major builds and
     how NVIDIA's CUDA runtime wheel names its major (``cuda_runtime``, its ``cuda`` group;
@@ -186,6 +212,15 @@ class PackageBuilds:
     cuda_builds: Tuple[CudaBuild, ...] = ()
     cuda_runtime: Optional[Pattern[str]] = None
     torch_ranges: Tuple[TorchRange, ...] = ()
+    torch_abi: Tuple[TorchAbi, ...] = ()
+
+    def cxx11_abi(
+        self, torch: Version, platform: Optional[str], variant: Optional[Variant]
+    ) -> Optional[bool]:
+        """Whether torch's wheel of that release, platform and variant was built with the
+        C++11 ABI; None where the table does not say."""
+        rule = next((a for a in self.torch_abi if a.applies(torch, platform, variant)), None)
+        return rule.cxx11 if rule is not None else None
 
     def torch_range(self, name: str, version: str) -> Optional[TorchRange]:
         """The range of torch that release of ``name`` works under, where the table knows

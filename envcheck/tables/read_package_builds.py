@@ -13,7 +13,9 @@ from typing import Any, Dict, Pattern
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from ..findings import SEVERITIES
+from ..values import Variant
 from .package_build_records import (
+    ABI_GROUP,
     BUILD_GROUPS,
     GROUPS,
     BuildRecord,
@@ -21,6 +23,7 @@ from .package_build_records import (
     NumpyAbi,
     PackageBuild,
     PackageBuilds,
+    TorchAbi,
     TorchRange,
 )
 from .reader import Reader
@@ -38,9 +41,11 @@ def _regex(r: Reader, raw: Any, key: str, where: str, optional: bool = False) ->
 
 
 def _label_groups(r: Reader, pattern: Pattern[str], where: str) -> Pattern[str]:
-    groups = set(pattern.groupindex)
+    groups = set(pattern.groupindex) - {ABI_GROUP}
     if not (groups >= GROUPS and len(groups - GROUPS) == 1 and groups - GROUPS <= BUILD_GROUPS):
-        raise r.fail(where, "needs exactly the groups major, minor and one of variant, cuda")
+        raise r.fail(
+            where, "needs exactly the groups major, minor and one of variant, cuda (and abi)"
+        )
     return pattern
 
 
@@ -143,6 +148,22 @@ def _torch_range(r: Reader, raw: Any, where: str) -> TorchRange:
     return TorchRange(tuple(names), versions, torch, extra, fails, severity, provenance)
 
 
+def _torch_abi(r: Reader, raw: Any, where: str) -> TorchAbi:
+    torch = _specifier(r, raw, "torch", where)
+    platforms = r.get(raw, "platforms", where, list)
+    if not platforms or not all(p in PLATFORMS for p in platforms):
+        raise r.fail(f"{where}.platforms", f"names a platform envcheck does not know: {platforms}")
+    variants = r.get(raw, "variants", where, list, optional=True)
+    if variants is not None and not all(
+        isinstance(v, str) and Variant.maybe(v) is not None for v in variants
+    ):
+        raise r.fail(f"{where}.variants", f"not build variants (cpu, cu126, rocm6.2.4): {variants}")
+    cxx11 = r.get(raw, "cxx11_abi", where, bool)
+    provenance = r.provenance(raw, where, ["torch", "platforms", "variants", "cxx11_abi"])
+    kinds = None if variants is None else tuple(variants)
+    return TorchAbi(torch, tuple(platforms), kinds, cxx11, provenance)
+
+
 def read_package_builds(data: Dict[str, Any], file: str) -> PackageBuilds:
     sources = Reader(file, {}).strings(data.get("sources"), "sources")
     r = Reader(file, sources)
@@ -172,4 +193,8 @@ def read_package_builds(data: Dict[str, Any], file: str) -> PackageBuilds:
         _torch_range(r, raw, f"torch_ranges[{i}]")
         for i, raw in enumerate(r.get(data, "torch_ranges", "document", list, optional=True) or [])
     )
-    return PackageBuilds(builds, numpy, cuda, pattern, ranges)
+    abi = tuple(
+        _torch_abi(r, raw, f"torch_abi[{i}]")
+        for i, raw in enumerate(r.get(data, "torch_abi", "document", list, optional=True) or [])
+    )
+    return PackageBuilds(builds, numpy, cuda, pattern, ranges, abi)
