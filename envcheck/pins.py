@@ -39,8 +39,6 @@ class Pin:
         """Where the requirement comes from, for a finding's evidence."""
         if self.rule is None:
             return f"Requires-Dist: {self.requirement}"
-        if self.rule.extra is not None:
-            return f"Requires-Dist: {self.requirement} (held to at runtime: package_builds.json)"
         return f"needs torch{self.requirement.specifier} (package_builds.json)"
 
     @property
@@ -93,7 +91,7 @@ def torch_pins(facts: Facts, tables: Tables) -> Tuple[List[Pin], List[str]]:
         pins += [Pin(package, r) for r in own]
         rule = tables.package_builds.torch_range(package.name, package.version)
         if rule is not None and not own:
-            pins += [Pin(package, r, rule) for r in _ranged(package, rule, env)]
+            pins.append(Pin(package, Requirement(f"torch{rule.torch}"), rule))
     return pins, unread
 
 
@@ -123,14 +121,6 @@ def _requirements(
         elif requirement.specifier:
             out.append(requirement)
     return out
-
-
-def _ranged(package: PackageFacts, rule: TorchRange, env: Dict[str, str]) -> List[Requirement]:
-    """The requirement on torch the table's ``rule`` gives: its own specifier, or the
-    package's requirement behind the extra it names, read as if that extra were installed."""
-    if rule.torch is not None:
-        return [Requirement(f"torch{rule.torch}")]
-    return _requirements(package, {**env, "extra": rule.extra or ""}, [])
 
 
 def unmet_pins(facts: Facts, tables: Tables, torch: Optional[str]) -> List[Pin]:

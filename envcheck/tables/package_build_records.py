@@ -154,16 +154,14 @@ class CudaBuild:
 
 @record(frozen=True)
 class TorchRange:
-    """Releases of a package (``names``, ``versions``) that work only under a torch in a
-    range their metadata does not require: ``torch`` gives it, or ``extra`` names the extra
-    whose requirement on torch the package holds to at runtime though the extra is not
-    installed (transformers turns its PyTorch side off below it). ``fails``: what happens
-    outside it; ``severity``: how bad that is (torchao only skips its C++ kernels)."""
+    """Releases of a package (``names``, ``versions``) that work only under the torch in
+    ``torch``, where their metadata does not require it (torchao's releases were each built
+    against one torch and check it at import). ``fails``: what happens outside it;
+    ``severity``: how bad that is (torchao only skips its C++ kernels)."""
 
     names: Tuple[str, ...]
     versions: SpecifierSet
-    torch: Optional[SpecifierSet]
-    extra: Optional[str]
+    torch: SpecifierSet
     fails: str
     severity: str
     provenance: Provenance

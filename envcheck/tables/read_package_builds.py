@@ -129,23 +129,18 @@ def _specifier(r: Reader, raw: Any, key: str, where: str, optional: bool = False
 
 
 def _torch_range(r: Reader, raw: Any, where: str) -> TorchRange:
-    """One entry of torch_ranges: the package's releases, and the torch they need (``torch``)
-    or the extra whose requirement on torch says it (``extra``): one of the two."""
+    """One entry of torch_ranges: the package's releases, and the torch they need."""
     names = r.get(raw, "names", where, list)
     if not names or not all(isinstance(n, str) and n == n.lower() for n in names):
         raise r.fail(f"{where}.names", "a list of normalised (lower-case) project names")
     versions = _specifier(r, raw, "versions", where)
-    torch = _specifier(r, raw, "torch", where, optional=True)
-    extra = r.get(raw, "extra", where, str, optional=True)
-    if (torch is None) == (extra is None):
-        raise r.fail(where, "needs a torch specifier or an extra, not both")
+    torch = _specifier(r, raw, "torch", where)
     severity = r.get(raw, "severity", where, str, optional=True) or "error"
     if severity not in SEVERITIES:
         raise r.fail(f"{where}.severity", f"one of {', '.join(SEVERITIES)}")
     fails = r.get(raw, "fails", where, str)
-    keys = ["names", "versions", "torch", "extra", "fails", "severity"]
-    provenance = r.provenance(raw, where, keys)
-    return TorchRange(tuple(names), versions, torch, extra, fails, severity, provenance)
+    provenance = r.provenance(raw, where, ["names", "versions", "torch", "fails", "severity"])
+    return TorchRange(tuple(names), versions, torch, fails, severity, provenance)
 
 
 def _torch_abi(r: Reader, raw: Any, where: str) -> TorchAbi:
