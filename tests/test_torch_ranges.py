@@ -97,3 +97,51 @@ def test_the_table_refuses_a_range_it_cannot_apply(tmp_path, change, error):
     (tmp_path / "package_builds.json").write_text(json.dumps(data))
     with pytest.raises(TableError, match=error):
         load_package_builds(str(tmp_path))
+
+
+TF_EXTRA = 'torch>=2.2; extra == "torch"'  # 4.56-4.57's [torch] extra: not their runtime check
+
+
+@pytest.mark.parametrize(
+    "transformers, torch, needs",
+    [
+        ("4.57.6", "2.0.1+cu118", ">=2.1"),  # "Disabling PyTorch because PyTorch >= 2.1 ..."
+        ("4.57.6", "2.1.2+cu121", None),  # its extra says 2.2, its check 2.1: it runs
+        ("4.51.3", "2.0.1+cu118", None),  # no check before 4.52: not judged here
+        ("5.0.0", "2.1.2+cu121", None),  # its check was not read: not in the table
+        ("5.5.0", "2.3.1+cu121", ">=2.4"),
+        ("5.17.0", "2.4.1+cu124", ">=2.5"),
+        ("5.17.0", "2.5.1+cu124", None),
+    ],
+)
+def test_transformers_is_judged_by_its_runtime_check_not_its_extra(transformers, torch, needs):
+    tf = PackageFacts("transformers", transformers, requires=[TF_EXTRA])
+    found = pkg006(machine(torch, tf))
+    if needs is None:
+        assert found == []
+        return
+    (f,) = found
+    assert (
+        f.title
+        == f"transformers {transformers} requires torch{needs}, but torch {torch} is installed"
+    )
+    assert f.severity.value == "error"  # its models are not available at all
+    assert "Disabling PyTorch" in (f.fix or "")
+
+
+@pytest.mark.slow  # real pip installs the wheels; envcheck checks that venv
+def test_a_range_is_read_for_a_package_pip_installed(tmp_path):
+    from tests.localindex import Venv, make_wheel
+    from tests.runner import titles_of
+
+    wheels = tmp_path / "wheels"
+    make_wheel(wheels, "torch", "2.0.1+cu118")
+    make_wheel(wheels, "transformers", "4.57.6", requires=[TF_EXTRA])
+    make_wheel(wheels, "torchao", "0.14.1")
+    venv = Venv.create(tmp_path / "venv")
+    done = venv.pip("install", "--no-deps", *map(str, sorted(wheels.glob("*.whl"))))
+    assert done.returncode == 0, done.stderr
+    assert sorted(titles_of(venv.python, "PKG006", tmp_path)) == [
+        "torchao 0.14.1 requires torch==2.9.0, but torch 2.0.1+cu118 is installed",
+        "transformers 4.57.6 requires torch>=2.1, but torch 2.0.1+cu118 is installed",
+    ]
