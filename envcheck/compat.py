@@ -31,6 +31,12 @@ def platform_of(facts: Facts) -> Optional[Platform]:
     return platform_key(facts.system)
 
 
+def platform_name(facts: Facts) -> Optional[str]:
+    """The platform as the tables name it ("linux-x86_64"); None when not known."""
+    platform = platform_of(facts)
+    return str(platform) if platform else None
+
+
 def cuda_of_variant(variant: str) -> Optional[Version]:
     """cu128 -> 12.8, cu102 -> 10.2, cu130 -> 13.0 (Variant's parser; None for others)."""
     parsed = Variant.maybe(variant)

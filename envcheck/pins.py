@@ -15,7 +15,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import Version
 
 from ._record import record
-from .compat import platform_of, torch_variant, torch_version
+from .compat import platform_name, torch_variant, torch_version
 from .facts import Facts, PackageFacts
 from .tables import Tables
 from .tables.package_build_records import BuiltFor, NumpyAbi, PackageBuild, TorchRange
@@ -261,9 +261,7 @@ def installed_cxx11_abi(facts: Facts, tables: Tables) -> Optional[bool]:
     version = torch_version(facts)
     if version is None:
         return None
-    platform = platform_of(facts)
-    where = str(platform) if platform else None
-    return torch_cxx11_abi(facts, tables, version, torch_variant(facts), where)
+    return torch_cxx11_abi(facts, tables, version, torch_variant(facts), platform_name(facts))
 
 
 def abi_not_compared(facts: Facts, tables: Tables) -> List[PackageFacts]:

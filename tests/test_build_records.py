@@ -152,23 +152,25 @@ def test_deepspeed_ops_built_for_another_torch_are_an_error_with_a_rebuild():
     assert "PyTorch version mismatch!" in f.fix and "undefined symbol" not in f.fix
 
 
-def test_deepspeed_ops_need_torchs_cuda_minor_too():
-    same = machine("2.4.1+cu121", "12.1", deepspeed(ds_info("2.4", "12.1", prebuilt=True)))
-    assert pkg007(same) == []
-    other = machine("2.4.1+cu124", "12.4", deepspeed(ds_info("2.4", "12.1", prebuilt=True)))
-    assert pkg007(other) == [
-        "deepspeed 0.16.4 was built for torch 2.4 (cu121); torch's CUDA is 12.4, and its "
-        "build needs the same CUDA minor"
-    ]
-
-
-def test_deepspeed_built_without_cuda_is_judged_by_torch_alone():
-    ok = machine("2.4.1+cu124", "12.4", deepspeed(ds_info("2.4", "0.0", prebuilt=True)))
-    assert pkg007(ok) == []
-    old = machine("2.13.0+cu126", "12.6", deepspeed(ds_info("2.4", "0.0", prebuilt=True)))
-    assert pkg007(old) == [
-        "deepspeed 0.16.4 was built for torch 2.4 (cpu); torch 2.13.0+cu126 is installed"
-    ]
+@pytest.mark.parametrize(
+    "torch, cuda, built, expected",
+    [
+        ("2.4.1+cu121", "12.1", "12.1", None),
+        # DeepSpeed compares CUDA major.minor, not the major alone
+        (
+            "2.4.1+cu124",
+            "12.4",
+            "12.1",
+            "torch 2.4 (cu121); torch's CUDA is 12.4, and its build needs the same CUDA minor",
+        ),
+        ("2.4.1+cu124", "12.4", "0.0", None),  # built without CUDA: judged by torch alone
+        ("2.13.0+cu126", "12.6", "0.0", "torch 2.4 (cpu); torch 2.13.0+cu126 is installed"),
+    ],
+)
+def test_deepspeed_ops_are_judged_by_torch_and_cuda_minor(torch, cuda, built, expected):
+    facts = machine(torch, cuda, deepspeed(ds_info("2.4", built, prebuilt=True)))
+    want = [] if expected is None else [f"deepspeed 0.16.4 was built for {expected}"]
+    assert pkg007(facts) == want
 
 
 def test_deepspeed_with_ops_compiled_at_first_use_is_bound_to_no_torch():

@@ -9,11 +9,11 @@ applies here (markers for the target interpreter) comes from envcheck.pins.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List
 
 from packaging.version import Version
 
-from ..compat import platform_of, torch_variant, torch_version
+from ..compat import platform_name, torch_variant, torch_version
 from ..facts import Facts
 from ..findings import Finding
 from ..pins import Pin, builds_for_other_torch, installed_cxx11_abi, numpy_mismatch, torch_pins
@@ -107,7 +107,7 @@ def _built_for(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
 
 def _numpy(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
     """PKG008: NumPy 2 under a torch build compiled against NumPy 1 (or the reverse)."""
-    found = numpy_mismatch(facts, tables, current, _platform(facts))
+    found = numpy_mismatch(facts, tables, current, platform_name(facts))
     if found is None:
         return []
     numpy, rule = found
@@ -124,8 +124,3 @@ def _numpy(facts: Facts, tables: Tables, current: Version) -> List[Finding]:
             "and torch.tensor(ndarray) and .numpy() fail ('Numpy is not available').",
         )
     ]
-
-
-def _platform(facts: Facts) -> Optional[str]:
-    platform = platform_of(facts)
-    return str(platform) if platform else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional
 
-from ..compat import driver_drops, driver_predates, platform_of, sm_name
+from ..compat import driver_drops, driver_predates, platform_name, sm_name
 from ..driver_support import (
     DriverLevel,
     DriverVerdict,
@@ -63,13 +63,12 @@ def _driver_vs_build(facts: Facts, tables: Tables, planned: Optional[Planned]) -
     nv = facts.nvidia
     if cuda is None or not (nv.driver_version or nv.cuda_driver_version):
         return []
-    platform = platform_of(facts)
     verdict = machine_driver_verdict(
         facts,
         tables,
         cuda,
         torch=parse_version(facts.torch.version),
-        platform=str(platform) if platform else None,
+        platform=platform_name(facts),
     )
     evidence = [f"torch {facts.torch.version} built with CUDA {cuda}", driver_text(facts)]
     evidence.append(f"full support: {_full_text(verdict)}")
