@@ -372,6 +372,10 @@ _RULES: List[Rule] = [
         "something on this machine is newer than the tables know",
     ),
     Rule(
+        "TBL002", "tables-age", "info", "the compatibility tables are older than their refresh age"
+    ),
+    Rule("TBL003", "updated-tables-unused", "info", "updated tables in the cache cannot be used"),
+    Rule(
         "REQ001",
         "torch-requirement",
         "error",

@@ -10,7 +10,7 @@ from typing import Any, Dict, Tuple
 import pytest
 
 from tests.fixtures import TABLES, profile
-from tests.runner import envcheck
+from tests.runner import NO_CACHE, TODAY_EPOCH, envcheck
 
 
 @pytest.fixture(autouse=True)
@@ -19,6 +19,14 @@ def no_terminal_width(monkeypatch):
     one, are given COLUMNS=80): a test that needs a width sets COLUMNS itself."""
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def no_updated_tables(monkeypatch):
+    """In-process runs read no updated tables of the user's cache folder, and date the
+    tables' age on the suite's day, as the CLI runs of tests.runner do."""
+    monkeypatch.setenv("ENVCHECK_CACHE_DIR", NO_CACHE)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", TODAY_EPOCH)
 
 
 @pytest.fixture

@@ -9,6 +9,11 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
+# A folder that holds no updated tables (never written: a test that updates makes its own),
+# and the day the suite's outputs are dated (2026-12-07, UTC noon).
+NO_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "no_updated_tables")
+TODAY_EPOCH = "1796644800"
+
 
 def envcheck(
     *args: str, env: Optional[dict] = None, timeout: float = 300, cwd: Optional[Path] = None
@@ -50,5 +55,9 @@ def user_env(env: Optional[dict] = None) -> dict:
         full_env["VIRTUAL_ENV"] = sys.prefix
     else:
         full_env.pop("VIRTUAL_ENV", None)
+    # No updated tables of the user's cache folder, and one date for the tables' age: what
+    # envcheck prints does not depend on what this machine fetched or on the day it runs.
+    full_env["ENVCHECK_CACHE_DIR"] = NO_CACHE
+    full_env["SOURCE_DATE_EPOCH"] = TODAY_EPOCH
     full_env.update(env or {})
     return full_env

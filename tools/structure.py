@@ -48,6 +48,8 @@ LAYERS: List[Tuple[str, ...]] = [
         "envcheck._stdout",
         "envcheck._cwd",
         "envcheck._outfile",
+        "envcheck._http",
+        "envcheck._clock",
         "envcheck._toml",
         "envcheck._clickstyle",
         "envcheck._child",

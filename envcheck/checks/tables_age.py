@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import List
 
 from ..facts import Facts
@@ -59,4 +60,41 @@ def check(facts: Facts, tables: Tables) -> List[Finding]:
                     _UPDATE,
                 )
             )
+    return findings
+
+
+_REFRESH = (
+    "Newer PyTorch, CUDA, driver and GPU releases may exist that these tables do not know "
+    "(the install advice names the newest they hold): run `envcheck tables update`, or "
+    "upgrade envcheck."
+)
+
+
+def aged(tables: Tables, today: date) -> List[Finding]:
+    """TBL002 when the tables' torch releases are older than the refresh age the tables
+    give; TBL003 when updated tables in the cache were found but cannot be used. Not one of
+    the pure checks: it depends on the date of the run, which the core passes in."""
+    findings = []
+    releases = tables.files["torch_releases"]
+    age = (today - date.fromisoformat(releases.as_of)).days
+    if tables.refresh_after_days is not None and age > tables.refresh_after_days:
+        findings.append(
+            RULES["TBL002"](
+                f"The compatibility tables are {age} days old (torch releases as of {releases.as_of})",
+                [
+                    f"tables in use: {tables.origin.describe()}",
+                    f"the tables ask to be refreshed after {tables.refresh_after_days} days",
+                ],
+                _REFRESH,
+            )
+        )
+    if tables.origin.unused:
+        findings.append(
+            RULES["TBL003"](
+                "Updated tables in the cache folder were not used; the built-in ones were",
+                [tables.origin.unused],
+                "Run `envcheck tables update` to fetch tables this envcheck reads, or "
+                "`envcheck tables update --remove` to forget the unusable ones.",
+            )
+        )
     return findings

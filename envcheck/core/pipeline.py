@@ -186,6 +186,7 @@ def _report(
         verdict=decide(judged.findings, strict=strict),
         strict=strict,
         tables_as_of=min(f.as_of for f in tables.files.values()),
+        tables_from=None if tables.origin.describe() == "built-in" else tables.origin.describe(),
         tables={
             name: {"as_of": t.as_of, "path": str(t.path), "builtin": t.builtin}
             for name, t in tables.files.items()
@@ -319,10 +320,12 @@ def _judged(
 ) -> Tuple[List[Finding], Tuple[str, ...]]:
     """The checks' findings with the others, the selection applied, follow-ons grouped;
     and the codes of the findings the selection dropped (one per finding)."""
+    from .._clock import today
     from ..checks import run_checks
+    from ..checks.tables_age import aged
 
     skipped_codes = {r.code for r in skipped}
-    findings = list(run_checks(facts, tables, planned)) + found.findings
+    findings = list(run_checks(facts, tables, planned)) + aged(tables, today()) + found.findings
     findings = [f for f in findings if f.code not in skipped_codes]
     dropped = tuple(f.code for f in findings if f.code in chosen.codes)
     findings = [f for f in findings if f.code not in chosen.codes]

@@ -190,7 +190,9 @@ def _closing(report: Report, s: Style, width: int) -> List[str]:
     if report.ready and report.unverified:  # unknown is never plain "fine"
         tone = "yellow"
         verdict += f" (NOT VERIFIED: {', '.join(report.unverified)})"
-    age = f"(tables as of {report.tables_as_of})"
+    age = f"(tables as of {report.tables_as_of}" + (
+        f", {report.tables_from})" if report.tables_from else ")"
+    )
     closing = wrap(f"{verdict}: {report.counts_text()}  {age}", width, rest="  ")
     closing[0] = closing[0].replace(verdict, s(verdict, tone, "bold"), 1)
     closing[-1] = closing[-1].replace(age, s(age, "dim"), 1)

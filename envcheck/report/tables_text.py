@@ -77,9 +77,9 @@ def tables_blocks(t: Tables, today: str, width: int) -> List[str]:
     """One block of lines per table file: its date and age, its path, what it holds."""
     ages = t.age_days(today)
     info = tables_summary(t)
-    blocks = []
+    blocks = [] if t.origin.describe() == "built-in" else [f"tables in use: {t.origin.describe()}"]
     for name, f in t.files.items():
-        where = "built-in" if f.builtin else "from --tables"
+        where = "built-in" if f.builtin else t.origin.describe()
         lines = wrap(f"{name}  as of {f.as_of} ({ages[name]} days old, {where})", width, rest="  ")
         lines += wrap(str(f.path), width, first="  ")
         for key, value in info[name].items():

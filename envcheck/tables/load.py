@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from . import bundle, cache
 from .model import (
     LinkTable,
     MessageCatalogue,
@@ -21,6 +22,7 @@ from .model import (
     TableFile,
     Tables,
 )
+from .origin import TablesKind, TablesOrigin
 from .read_conda import read_conda_pytorch, read_installers
 from .read_drivers import (
     read_bundled_cuda,
@@ -33,7 +35,7 @@ from .read_jetpack import read_jetpack
 from .read_messages import read_messages
 from .read_package_builds import read_package_builds
 from .read_releases import read_torch_releases
-from .reader import SCHEMA_VERSION, Reader, TableError, read_document
+from .reader import SCHEMA_VERSION, TABLE_NAMES, Reader, TableError, read_document
 
 __all__ = [
     "ENV_VAR",
@@ -41,6 +43,7 @@ __all__ = [
     "TABLE_NAMES",
     "TableError",
     "builtin_dir",
+    "in_use",
     "load_package_builds",
     "load_tables",
     "read_conda_pytorch",
@@ -50,20 +53,10 @@ __all__ = [
     "read_installers",
     "read_messages",
     "read_torch_releases",
+    "table_path",
     "tables_dir_from_env",
 ]
 
-TABLE_NAMES = (
-    "torch_releases",
-    "cuda_driver",
-    "gpu_arches",
-    "installers",
-    "messages",
-    "conda_pytorch",
-    "links",
-    "jetpack",
-    "package_builds",
-)
 ENV_VAR = "ENVCHECK_TABLES"
 
 
@@ -111,6 +104,14 @@ def _links(data: Dict[str, Any], path: str) -> LinkTable:
     return LinkTable(data["as_of"], nvlink, tuple(pcie), sizes, channels)
 
 
+def _days(data: Dict[str, Any], path: Path) -> Optional[int]:
+    """torch_releases.json's ``refresh_after_days``: past this age, the report says so."""
+    days = data.get("refresh_after_days")
+    if days is not None and (not isinstance(days, int) or isinstance(days, bool) or days < 1):
+        raise TableError(f"{path}: refresh_after_days {days!r} is not a number of days")
+    return days
+
+
 def _messages(data: Dict[str, Any], file: TableFile) -> Sequence[MessageRule]:
     """The built-in catalogue, read when first used (the test suite validates it); a user's,
     read and validated now, so that a bad pattern is refused before envcheck runs on it."""
@@ -119,21 +120,64 @@ def _messages(data: Dict[str, Any], file: TableFile) -> Sequence[MessageRule]:
     return read_messages(data, str(file.path))
 
 
-def load_package_builds(directory: Optional[str] = None) -> PackageBuilds:
-    """package_builds.json alone, as load_tables reads it (``directory`` or ENVCHECK_TABLES
-    replace the built-in file): the static probe asks it which packages to keep and which
-    build-record files to read, without loading every table."""
+def table_path(name: str, directory: Optional[str] = None) -> Path:
+    """The file one table is read from, as load_tables chooses it: ``directory`` (or
+    ENVCHECK_TABLES) when it holds the file, else the updated tables when they are in use,
+    else the built-in file. For readers of one table (the static probe, the smoke's links)."""
     folder = directory or tables_dir_from_env()
-    path = builtin_dir() / "package_builds.json"
-    if folder and (Path(folder) / "package_builds.json").is_file():
-        path = Path(folder) / "package_builds.json"
-    return read_package_builds(read_document(path, "package_builds"), str(path))
+    origin = TablesOrigin(TablesKind.FOLDER, Path(folder)) if folder else in_use()
+    if origin.folder is not None and (origin.folder / f"{name}.json").is_file():
+        return origin.folder / f"{name}.json"
+    return builtin_dir() / f"{name}.json"
 
 
-def load_tables(directory: Optional[os.PathLike[str]] = None) -> Tables:
-    """Load every table; ``directory`` files replace the built-in ones they name."""
+def load_package_builds(directory: Optional[str] = None) -> PackageBuilds:
+    """package_builds.json alone, as load_tables reads it: the static probe asks it which
+    packages to keep and which build-record files to read, without loading every table."""
+    path = table_path("package_builds", directory)
+    try:
+        return read_package_builds(read_document(path, "package_builds"), str(path))
+    except TableError:
+        if directory or tables_dir_from_env() or path.parent == builtin_dir():
+            raise
+        path = builtin_dir() / "package_builds.json"  # updated tables this envcheck refuses
+        return read_package_builds(read_document(path, "package_builds"), str(path))
+
+
+def in_use(environ: Optional[Mapping[str, str]] = None) -> TablesOrigin:
+    """The updated tables when the cache holds some newer than the built-in ones, else the
+    built-in tables (with why updated ones were not used, where there are some)."""
+    try:
+        found = cache.installed(environ)
+    except cache.CacheError as exc:
+        return TablesOrigin(unused=str(exc))
+    if found is None:
+        return TablesOrigin()
+    builtin = bundle.builtin_as_of(builtin_dir())
+    if found.as_of <= builtin:  # envcheck was upgraded since: its own tables are as new
+        return TablesOrigin()
+    return TablesOrigin(TablesKind.UPDATED, found.folder, found.source, found.installed)
+
+
+def load_tables(
+    directory: Optional[os.PathLike[str]] = None, environ: Optional[Mapping[str, str]] = None
+) -> Tables:
+    """Load every table. Files in ``directory`` replace the built-in ones they name; without
+    one, the updated tables are used when newer (and loadable), else the built-in ones."""
+    if directory:
+        return _load(TablesOrigin(TablesKind.FOLDER, Path(directory)))
+    origin = in_use(environ)
+    if origin.kind is not TablesKind.UPDATED:
+        return _load(origin)
+    try:
+        return _load(origin)
+    except TableError as exc:  # written by another envcheck, whose tables this one refuses
+        return _load(TablesOrigin(unused=str(exc)))
+
+
+def _load(origin: TablesOrigin) -> Tables:
     builtin = builtin_dir()
-    user = Path(directory) if directory else None
+    user = origin.folder
     if user is not None and not user.is_dir():
         raise TableError(f"{user}: not a folder of compatibility tables")
     docs: Dict[str, Dict[str, Any]] = {}
@@ -178,4 +222,6 @@ def load_tables(directory: Optional[os.PathLike[str]] = None) -> Tables:
         package_builds=read_package_builds(
             docs["package_builds"], str(files["package_builds"].path)
         ),
+        origin=origin,
+        refresh_after_days=_days(docs["torch_releases"], files["torch_releases"].path),
     )

@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import field
+from datetime import date
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -27,6 +28,7 @@ from .jetpack_records import JetPack as JetPack
 from .message_records import MessageCase as MessageCase
 from .message_records import MessageCatalogue as MessageCatalogue
 from .message_records import MessageRule as MessageRule
+from .origin import TablesOrigin as TablesOrigin
 from .package_build_records import PackageBuilds as PackageBuilds
 from .uv_backends import NO_UV_BACKENDS as NO_UV_BACKENDS
 from .uv_backends import UvBackends as UvBackends
@@ -339,6 +341,8 @@ class Tables:
     links: Optional[LinkTable] = None  # link bandwidths (links.json): the smoke's expected busbw
     jetpacks: Tuple[JetPack, ...] = ()  # L4T release -> JetPack and NVIDIA's wheels (jetpack.json)
     package_builds: PackageBuilds = PackageBuilds()  # what builds were compiled against
+    origin: TablesOrigin = TablesOrigin()  # built-in, a --tables folder, or updated ones
+    refresh_after_days: Optional[int] = None  # older than this: say so (torch_releases.json)
 
     # ---------------------------------------------------------------- torch
 
@@ -490,11 +494,5 @@ class Tables:
         return found[0] if len(kinds) == 1 else None
 
     def age_days(self, today: str) -> Dict[str, int]:
-        from datetime import date
-
         now = date.fromisoformat(today)
         return {n: (now - date.fromisoformat(f.as_of)).days for n, f in self.files.items()}
-
-
-def all_arch_tokens(lists: Mapping[str, Tuple[str, ...]]) -> List[str]:
-    return sorted({a for v in lists.values() for a in v})

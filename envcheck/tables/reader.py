@@ -19,6 +19,18 @@ from .model import (
 )
 
 SCHEMA_VERSION = 1
+# The table files, one per name (``torch_releases.json``), in the order the loader reads them.
+TABLE_NAMES = (
+    "torch_releases",
+    "cuda_driver",
+    "gpu_arches",
+    "installers",
+    "messages",
+    "conda_pytorch",
+    "links",
+    "jetpack",
+    "package_builds",
+)
 MAX_TABLE = 16 * 1024 * 1024  # bytes; the largest shipped table is ~100 KiB
 
 
