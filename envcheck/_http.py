@@ -25,7 +25,12 @@ _CHUNK = 64 * 1024
 
 
 class FetchError(OSError):
-    """The URL could not be read in time or within the limit; the message says why."""
+    """The URL could not be read in time or within the limit; the message says why.
+    ``missing``: the server (or the folder of a file: URL) says there is no such file."""
+
+    def __init__(self, message: str, missing: bool = False) -> None:
+        super().__init__(message)
+        self.missing = missing
 
 
 def redact(url: str) -> str:
@@ -60,9 +65,11 @@ def fetch(
     except FetchError:
         raise
     except urllib.error.HTTPError as exc:
-        raise FetchError(f"{redact(url)}: HTTP {exc.code} {exc.reason}") from None
+        missing = exc.code in (404, 410)
+        raise FetchError(f"{redact(url)}: HTTP {exc.code} {exc.reason}", missing) from None
     except urllib.error.URLError as exc:
-        raise FetchError(f"{redact(url)}: {_reason(exc.reason)}") from None
+        missing = isinstance(exc.reason, FileNotFoundError)
+        raise FetchError(f"{redact(url)}: {_reason(exc.reason)}", missing) from None
     except (socket.timeout, TimeoutError):
         raise FetchError(f"{redact(url)}: no answer within {timeout:g} s") from None
     except (OSError, ValueError, ssl.SSLError) as exc:  # a reset connection, a bad URL

@@ -128,7 +128,7 @@ class _Source:
         try:
             return fetch(self.base + name, timeout=self.timeout, limit=limit)[0]
         except FetchError as exc:
-            if ": HTTP 404" in str(exc) or "No such file" in str(exc):
+            if exc.missing:
                 return None
             raise UpdateFailed(Failure.UNREACHABLE, str(exc)) from None
 
