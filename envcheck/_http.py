@@ -14,7 +14,7 @@ import ssl
 import time
 import urllib.error
 import urllib.request
-from typing import List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Tuple
 from urllib.parse import urlsplit, urlunsplit
 
 from ._text import one_line
@@ -76,13 +76,15 @@ def fetch(
         raise FetchError(f"{redact(url)}: {_reason(exc)}") from None
 
 
-def _read(answer: object, deadline: float, limit: int, timeout: float) -> bytes:
+def _read(answer: Any, deadline: float, limit: int, timeout: float) -> bytes:
     chunks: List[bytes] = []
     size = 0
     while True:
         if time.monotonic() > deadline:
             raise FetchError(f"no complete answer within {timeout:g} s")
-        chunk = answer.read(_CHUNK)  # type: ignore[attr-defined]
+        # read1: what has arrived, up to a chunk (read() waits for the whole chunk, so a
+        # server sending a byte at a time would never reach the deadline check)
+        chunk = (answer.read1 if hasattr(answer, "read1") else answer.read)(_CHUNK)
         if not chunk:
             return b"".join(chunks)
         size += len(chunk)

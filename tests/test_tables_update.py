@@ -77,6 +77,26 @@ class _Hangs(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class _Trickles(http.server.BaseHTTPRequestHandler):
+    """Answers at once, then sends its body a byte every 0.2 s: each read is in time, the
+    whole answer never is."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        for _ in range(1000):
+            try:
+                self.wfile.write(b"{")
+                self.wfile.flush()
+            except OSError:
+                return
+            time.sleep(0.2)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
 @pytest.fixture
 def serve() -> Iterator[Callable[..., str]]:
     """serve(folder) or serve(handler=...): a real server on 127.0.0.1, its URL."""
@@ -212,6 +232,16 @@ def test_a_server_that_hangs_is_given_up_on(serve, cache):
     assert run.returncode == exitcodes.UNREACHABLE, run.stderr
     assert time.monotonic() - started < 4.5
     assert "no answer" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_server_that_trickles_is_given_up_on(serve, cache):
+    started = time.monotonic()
+    run = envcheck(
+        "tables", "update", "--from", serve(handler=_Trickles), "--timeout", "1", env=cache
+    )
+    assert run.returncode == exitcodes.UNREACHABLE, run.stderr
+    assert time.monotonic() - started < 4.5
+    assert "no complete answer within 1 s" in run.stderr
 
 
 def test_no_server_at_all(cache):
