@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import click
 
@@ -18,6 +18,7 @@ from .run_install import run_install
 if TYPE_CHECKING:
     from ..facts import Facts
     from ..install import InstallPlan, Wish
+    from ..install.index_query import IndexCheck
     from ..tables import Tables
 
 
@@ -79,6 +80,13 @@ if TYPE_CHECKING:
     help="Run the pip or uv command for the interpreter planned for (--python, else this "
     "one), then check what was installed.",
 )
+@click.option(
+    "--online",
+    is_flag=True,
+    help="Ask the index the command installs from (pip's configured index for the default "
+    "one) whether the planned wheels exist for this Python and platform, and which newer "
+    "releases it has (--run does too). Without it nothing is fetched.",
+)
 @click.pass_context
 def install(
     ctx: click.Context,
@@ -92,6 +100,7 @@ def install(
     platform: Optional[str],
     as_json: bool,
     run: bool,
+    online: bool,
 ) -> None:
     """Print the right install command for this machine (or another one). Installs nothing
     unless --run is given.
@@ -102,7 +111,6 @@ def install(
     other than auto, nothing is probed.
     """
     from ..install import installed_wish, render, resolve
-    from ..report.plan_text import render_plan
 
     python, python_version = _python_or_version(python, python_version)
     wish, tables = _wish(ctx, torch_spec, variant, manager, with_, python_version, platform)
@@ -123,14 +131,49 @@ def install(
         )
     plan = resolve(facts, tables, wish)
     command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
-    fits = decide(failures=[] if plan.ok else [plan])
+    ctx.exit(_answer(plan, manager, command, tables, facts, as_json, run, online))
+
+
+def _answer(
+    plan: InstallPlan,
+    manager: str,
+    command: Optional[str],
+    tables: Tables,
+    facts: Facts,
+    as_json: bool,
+    run: bool,
+    online: bool,
+) -> int:
+    """Print the plan (with --online or --run, what the index says of it), run it with
+    --run; the exit code. A planned wheel the index answered it lacks is not ready (and
+    --run runs nothing); an index that did not answer changes no exit code."""
+    from ..report.plan_text import index_check_lines, latest_line, render_plan
+
+    check = _index_check(plan, tables, facts) if (online or run) and plan.ok else None
+    failures: List[object] = [] if plan.ok else [plan]
+    failures += list(check.missing) if check is not None else []
+    fits = decide(failures=failures)
+    lines = index_check_lines(check) if check is not None else []
     if as_json:
         _print_json(plan, manager, command, tables)
-        ctx.exit(fits.exit_code)
-    click.echo(render_plan(plan, command))
+        for line in lines:  # stdout is the JSON document
+            click.echo(line, err=True)
+        return fits.exit_code
+    click.echo(render_plan(plan, command, latest_line(plan, tables)))
+    if lines:
+        click.echo("\n".join(["", *lines]))
     if fits is not Verdict.READY or not run:
-        ctx.exit(fits.exit_code)
-    ctx.exit(run_install(plan, manager, facts, tables))
+        return fits.exit_code
+    return run_install(plan, manager, facts, tables)
+
+
+def _index_check(plan: InstallPlan, tables: Tables, facts: Facts) -> IndexCheck:
+    """The plan asked of its index, with pip's configuration for the interpreter planned
+    for (its sys.prefix holds its site pip.conf)."""
+    from ..install.online import check_plan
+    from ..install.pip_config import read_pip_config
+
+    return check_plan(plan, tables, read_pip_config(facts.python.prefix))
 
 
 def _companions(with_: Tuple[str, ...]) -> Optional[Tuple[str, ...]]:
