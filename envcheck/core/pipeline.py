@@ -186,7 +186,7 @@ def _report(
         verdict=decide(judged.findings, strict=strict),
         strict=strict,
         tables_as_of=min(f.as_of for f in tables.files.values()),
-        tables_from=None if tables.origin.describe() == "built-in" else tables.origin.describe(),
+        tables_from=tables.origin.describe() if tables.origin.from_cache else None,
         tables={
             name: {"as_of": t.as_of, "path": str(t.path), "builtin": t.builtin}
             for name, t in tables.files.items()

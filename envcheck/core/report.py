@@ -77,7 +77,7 @@ class Report:
     grid: Optional[CompatGrid] = None
     # links.json, for the renderers' names of what the facts measured (PCIe 16 GT/s = Gen4)
     links: Optional[LinkTable] = None
-    tables_from: Optional[str] = None  # not the built-in tables: which ("updated ... from URL")
+    tables_from: Optional[str] = None  # updated tables in the cache: "updated ... from URL"
     # torch's labelled files beside its plain metadata: one install or two (compat.torch_label,
     # the decision INS002 makes), for the renderers' facts
     torch_label: Optional[TorchLabel] = None

@@ -23,6 +23,12 @@ class TablesOrigin:
     installed: Optional[str] = None  # updated tables: when (ISO 8601, UTC)
     unused: Optional[str] = None  # why updated tables in the cache are not the ones in use
 
+    @property
+    def from_cache(self) -> bool:
+        """Updated tables are in use, or were found and not used: the report says which
+        (tables the user named with --tables need no reminder)."""
+        return self.kind is TablesKind.UPDATED or self.unused is not None
+
     def describe(self) -> str:
         """One phrase for the report: "built-in", "updated 2026-12-07 from URL", ..."""
         if self.kind is TablesKind.UPDATED:
