@@ -22,7 +22,13 @@ from typing import Dict, Iterator, List
 import pytest
 
 from envcheck.install import Package, Planned, pip_config
-from envcheck.install.index_query import IndexFiles, IndexUnavailable, ask_index
+from envcheck.install.index_query import (
+    IndexFiles,
+    IndexUnavailable,
+    ask_index,
+    match_pin,
+    supported_tags,
+)
 from envcheck.install.online import check_plan
 from envcheck.install.pip_config import PipConfig, read_pip_config
 from envcheck.report.plan_text import index_check_lines
@@ -190,6 +196,27 @@ def test_a_pinned_local_label_must_match_exactly(server):
     labelled = Planned(**{**plan.__dict__, "packages": (Package("torch", "2.13.0", "cu128"),)})
     check = check_plan(labelled, TABLES, PipConfig())
     assert [w.pin for w in check.missing] == ["torch==2.13.0+cu128"]
+
+
+@pytest.mark.parametrize(
+    "platform, wheel, fits",
+    [
+        ("linux-x86_64", "cp311-cp311-manylinux_2_45_x86_64", True),  # a glibc newer than any list
+        ("linux-x86_64", "cp311-cp311-manylinux2014_x86_64", True),
+        ("linux-x86_64", "cp311-cp311-musllinux_1_2_x86_64", False),  # pip on glibc refuses it
+        ("linux-x86_64", "cp311-cp311-manylinux_2_28_aarch64", False),
+        ("linux-x86_64", "cp312-cp312-manylinux_2_28_x86_64", False),
+        ("macos-arm64", "cp311-none-macosx_26_0_arm64", True),  # a macOS newer than any list
+        ("macos-arm64", "cp311-cp311-macosx_10_9_universal2", True),
+        ("macos-arm64", "cp311-cp311-macosx_10_9_x86_64", False),
+        ("windows-x86_64", "py3-none-any", True),
+    ],
+)
+def test_a_wheel_fits_by_platform_family_not_by_version(platform, wheel, fits):
+    """The target's glibc and macOS version are not known: no version of them is assumed."""
+    page = IndexFiles("http://index", "torch", (f"torch-2.13.0-{wheel}.whl",))
+    answer = match_pin("torch==2.13.0", [page], supported_tags("3.11", platform))
+    assert (answer.found is not None) is fits, answer
 
 
 def test_an_index_that_hangs_is_unavailable_within_the_timeout(server):

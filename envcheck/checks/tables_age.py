@@ -76,7 +76,7 @@ def aged(tables: Tables, today: date) -> List[Finding]:
     the pure checks: it depends on the date of the run, which the core passes in."""
     findings = []
     releases = tables.files["torch_releases"]
-    age = (today - date.fromisoformat(releases.as_of)).days
+    age = tables.age_days(today.isoformat())["torch_releases"]
     if tables.refresh_after_days is not None and age > tables.refresh_after_days:
         findings.append(
             RULES["TBL002"](

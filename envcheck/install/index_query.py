@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import ssl
 import urllib.request
 from html.parser import HTMLParser
@@ -27,7 +28,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, U
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.tags import Tag, compatible_tags, cpython_tags, mac_platforms
+from packaging.tags import Tag, compatible_tags, cpython_tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
@@ -209,25 +210,36 @@ def _parse_html(body: bytes) -> List[str]:
 
 def supported_tags(python: str, platform: str) -> FrozenSet[Tag]:
     """The wheel tags pip accepts for CPython ``python`` (3.11) on ``platform`` (envcheck's
-    name, linux-x86_64). The target machine's glibc and macOS version are not known here:
-    every manylinux up to glibc 2.40 and every macOS up to 15 count."""
+    name, linux-x86_64), with the platform part by family (:func:`_family`): the target
+    machine's glibc and macOS version are not known here, so no version of them is assumed
+    (a list up to some version would call a newer manylinux wheel missing)."""
     major, minor = (int(p) for p in python.split(".")[:2])
-    platforms = _platform_tags(Platform.parse(platform))
+    platforms = _platform_families(Platform.parse(platform))
     version = (major, minor)
     tags = set(cpython_tags(version, platforms=platforms))
     tags.update(compatible_tags(version, f"cp{major}{minor}", platforms))
     return frozenset(tags)
 
 
-def _platform_tags(platform: Platform) -> List[str]:
+def _platform_families(platform: Platform) -> List[str]:
     arch = platform.machine
     if platform.is_linux:
-        many = [f"manylinux_2_{n}_{arch}" for n in range(40, 4, -1)]
-        legacy = [f"manylinux{y}_{arch}" for y in ("2014", "2010", "1")]
-        return [*many, *legacy, f"linux_{arch}"]
+        return [f"manylinux_{arch}", f"linux_{arch}"]
     if platform.is_macos:
-        return list(mac_platforms((15, 0), "arm64" if arch == "aarch64" else arch))
+        mac = "arm64" if arch == "aarch64" else arch
+        extra = ["macosx_intel", "macosx_universal"] if mac == "x86_64" else []
+        return [f"macosx_{mac}", "macosx_universal2", *extra]
     return ["win_arm64" if arch == "aarch64" else "win_amd64"]
+
+
+_VERSIONED = re.compile(r"^(manylinux|macosx)(?:_?\d+)+_")
+
+
+def _family(platform_tag: str) -> str:
+    """``manylinux_2_28_x86_64``, ``manylinux2014_x86_64`` -> ``manylinux_x86_64``;
+    ``macosx_11_0_arm64`` -> ``macosx_arm64``; others (``linux_x86_64``, ``win_amd64``,
+    ``musllinux_1_2_x86_64``, which pip on glibc refuses) as they are."""
+    return _VERSIONED.sub(r"\1_", platform_tag)
 
 
 @record(frozen=True)
@@ -276,7 +288,7 @@ def match_pin(pin: str, pages: Sequence[IndexFiles], tags: FrozenSet[Tag]) -> Wh
         for filename, version, wheel_tags in _wheels(page.filenames):
             if not requirement.specifier.contains(version, prereleases=True):
                 continue
-            fit = sorted(str(t) for t in wheel_tags & tags)
+            fit = sorted(str(t) for t in wheel_tags if _by_family(t) in tags)
             if fit:
                 return WheelAnswer(pin, _tag_words(fit[0]), page.url)
             other.append(filename)
@@ -286,6 +298,10 @@ def match_pin(pin: str, pages: Sequence[IndexFiles], tags: FrozenSet[Tag]) -> Wh
         else "that version is not there"
     )
     return WheelAnswer(pin, None, None, detail)
+
+
+def _by_family(tag: Tag) -> Tag:
+    return Tag(tag.interpreter, tag.abi, _family(tag.platform))
 
 
 def _tag_words(tag: str) -> str:

@@ -147,7 +147,7 @@ def _read_plain(path: Path, limit: int) -> Optional[bytes]:
     with os.fdopen(fd, "rb") as fh:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             raise CacheError(f"{path}: not a regular file")
-        return fh.read(limit + 1)[: limit + 1]
+        return fh.read(limit + 1)
 
 
 def _require_folder(folder: Path) -> None:

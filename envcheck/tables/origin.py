@@ -32,7 +32,7 @@ class TablesOrigin:
     def describe(self) -> str:
         """One phrase for the report: "built-in", "updated 2026-12-07 from URL", ..."""
         if self.kind is TablesKind.UPDATED:
-            return f"updated {(self.installed or '')[:10]} from {self.source}".replace("  ", " ")
+            return f"updated {(self.installed or '?')[:10]} from {self.source}"
         if self.kind is TablesKind.FOLDER:
             return f"from {self.folder}"
         return "built-in" + (" (updated tables in the cache not used)" if self.unused else "")
