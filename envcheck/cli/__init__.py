@@ -25,6 +25,7 @@ from .healthcheck import healthcheck
 from .install import install
 from .probe import probe
 from .run_install import installed_mismatches, run_install
+from .scan import scan
 from .smoke import smoke
 from .tables import tables
 
@@ -50,7 +51,9 @@ def cli(ctx: click.Context, tables_dir: Optional[str]) -> None:
         ctx.invoke(check)
 
 
-for _command in (check, install, smoke, healthcheck, diagnose, explain, tables, probe, compare):
+for _command in (
+    check, install, smoke, healthcheck, diagnose, explain, scan, tables, probe, compare
+):
     cli.add_command(_command)
 
 
