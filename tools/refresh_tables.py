@@ -68,6 +68,7 @@ import import_reference  # noqa: E402
 import pypi_platform_python  # noqa: E402
 
 from envcheck.tables.bundle import MANIFEST, make_manifest, table_files  # noqa: E402
+from envcheck.tables.code_changes import load_changes  # noqa: E402
 from envcheck.tables.load import TABLE_NAMES, load_package_builds, load_tables  # noqa: E402
 from envcheck.tables.reader import SCHEMA_VERSION, TableError  # noqa: E402
 
@@ -777,6 +778,7 @@ def validate(folder: Path) -> List[str]:
     try:
         load_tables(folder)
         load_package_builds(str(folder))
+        load_changes(str(folder))
     except TableError as exc:
         problems.append(str(exc))
     for name in TABLE_NAMES:

@@ -63,7 +63,13 @@ LAYERS: List[Tuple[str, ...]] = [
     # knowledge: the tables, the rule catalogue, what builds exist
     ("envcheck.tables", "envcheck.rules", "envcheck.builds"),
     # questions asked of the tables
-    ("envcheck.compat", "envcheck.driver_support", "envcheck.pins", "envcheck.cuda_needs"),
+    (
+        "envcheck.compat",
+        "envcheck.driver_support",
+        "envcheck.pins",
+        "envcheck.cuda_needs",
+        "envcheck.scan",
+    ),
     # observing: the live machine and the smoke children
     ("envcheck.probes", "envcheck.smoke"),
     # deciding what to install

@@ -52,7 +52,16 @@ def cli(ctx: click.Context, tables_dir: Optional[str]) -> None:
 
 
 for _command in (
-    check, install, smoke, healthcheck, diagnose, explain, scan, tables, probe, compare
+    check,
+    install,
+    smoke,
+    healthcheck,
+    diagnose,
+    explain,
+    scan,
+    tables,
+    probe,
+    compare,
 ):
     cli.add_command(_command)
 

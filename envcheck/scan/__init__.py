@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
-from .changes import Change, ChangeTable, MatchKind, TableError, load_changes, minor
+from ..tables.code_changes import Change, ChangeTable, MatchKind, TableError, load_changes, minor
 from .files import FileKind, Skipped, SourceFile, walk
 from .literals import literal_pattern, scan_text
 from .python_code import Hit, parse, scan_tree
@@ -127,13 +127,13 @@ def _line(lines: Sequence[str], number: int) -> str:
 def _newest_per_place(uses: Sequence[Use]) -> List[Use]:
     """One change per place and API: where a deprecation and the later removal of the same
     name both apply, the removal (the newer change) is the one to report."""
-    best: Dict[Tuple[str, int, str], Use] = {}
+    best: Dict[Tuple[str, int, str], Use] = {}  # (file, line, what is matched)
     for use in uses:
-        key = (use.file, use.line, use.change.match.target)
+        key = (use.file, use.line, use.change.match.describe())
         held = best.get(key)
         if held is None or use.change.torch > held.change.torch:
             best[key] = use
-    kept = [u for u in uses if best[(u.file, u.line, u.change.match.target)] is u]
+    kept = [u for u in uses if best[(u.file, u.line, u.change.match.describe())] is u]
     return sorted(kept, key=lambda u: (u.change.torch, u.change.id, u.file, u.line, u.column))
 
 

@@ -12,7 +12,7 @@ import bisect
 import re
 from typing import List, Sequence
 
-from .changes import Change
+from ..tables.code_changes import Change
 from .python_code import Hit
 
 # A C comment to its end, or to the end of the file when it is never closed (one attempt

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from .changes import Change, MatchKind
+from ..tables.code_changes import Change, MatchKind
 
 Hit = Tuple[Change, int, int]  # the change, line, column (1-based)
 
@@ -101,7 +101,8 @@ def scan_tree(tree: ast.Module, changes: Sequence[Change]) -> List[Hit]:
             if node.attr in needles:  # type: ignore[attr-defined]
                 refs.append(node)  # type: ignore[arg-type]
         elif kind is ast.Name:
-            refs.append(node)  # type: ignore[arg-type]
+            if type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                refs.append(node)  # type: ignore[arg-type]  # not `autocast = None`
         elif kind is ast.Call:
             calls.append(node)  # type: ignore[arg-type]
         elif kind is ast.Import or kind is ast.ImportFrom:
@@ -188,7 +189,7 @@ def _calls(
         if targeted:
             full = imports.resolve(func)
             for change in targeted:
-                if full == change.match.target and _keyword_matches(call, change):
+                if change.match.calls(full) and _keyword_matches(call, change):
                     hits.append((change, *where))
         if isinstance(func, ast.Attribute):
             if methods and not _foreign(imports, func.value):

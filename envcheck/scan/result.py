@@ -8,7 +8,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from packaging.version import Version
 
 from .._record import record
-from .changes import Change, ChangeTable, minor
+from ..tables.code_changes import Change, ChangeTable, minor
 from .files import Skipped
 
 

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, Mapping
 
-from .reader import SCHEMA_VERSION, TABLE_NAMES, TableError, read_document
+from .reader import BUNDLED_TABLES, SCHEMA_VERSION, TableError, read_document
 
 __all__ = [
     "FORMAT",
@@ -51,14 +51,14 @@ Manifest = Dict[str, Any]
 
 def table_files() -> tuple[str, ...]:
     """The file names a complete bundle holds, in the loader's order."""
-    return tuple(f"{name}.json" for name in TABLE_NAMES)
+    return tuple(f"{name}.json" for name in BUNDLED_TABLES)
 
 
 def make_manifest(folder: Path) -> Manifest:
     """The manifest of a folder of tables: each file read and validated as a table document
     (schema version, name, date) before its hash is taken."""
     files: Dict[str, Dict[str, Any]] = {}
-    for name in TABLE_NAMES:
+    for name in BUNDLED_TABLES:
         path = folder / f"{name}.json"
         doc = read_document(path, name)
         data = path.read_bytes()
@@ -130,7 +130,7 @@ def builtin_as_of(folder: Path) -> str:
     """The bundle date of a folder of tables without parsing them: each file's ``as_of`` is
     read from its first KiB (the tables keep it near the top), else from the whole file."""
     dates = []
-    for name in TABLE_NAMES:
+    for name in BUNDLED_TABLES:
         path = folder / f"{name}.json"
         try:
             with open(path, "rb") as fh:

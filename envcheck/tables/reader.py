@@ -31,6 +31,10 @@ TABLE_NAMES = (
     "jetpack",
     "package_builds",
 )
+# Tables read only by the command that needs them (the code scan), never by load_tables: a
+# bundle of updated tables carries them too.
+ON_DEMAND_TABLES = ("code_changes",)
+BUNDLED_TABLES = TABLE_NAMES + ON_DEMAND_TABLES
 MAX_TABLE = 16 * 1024 * 1024  # bytes; the largest shipped table is ~100 KiB
 
 

@@ -30,6 +30,7 @@ from .._http import FetchError, fetch, redact
 from .._record import record
 from . import bundle, cache
 from .bundle import MANIFEST, BundleError, Manifest
+from .code_changes import load_changes
 from .load import load_tables
 from .model import Tables
 from .reader import SCHEMA_VERSION, TableError
@@ -168,6 +169,7 @@ def _validated(files: Mapping[str, bytes]) -> Tables:
         for name, data in files.items():
             (Path(scratch) / name).write_bytes(data)
         try:
+            load_changes(scratch)  # read only by the code scan, validated all the same
             return load_tables(Path(scratch))
         except TableError as exc:
             raise UpdateFailed(Failure.REFUSED, f"the tables do not validate: {exc}") from None

@@ -1,8 +1,9 @@
 """compat_tables/code_changes.json: what each torch release (and its companions) removed,
 changed or deprecated that a project's code may use, and how the scan recognises a use.
 
-Read on its own, only by the code scan (``envcheck scan``, ``check --code``, install's
-notes): the static check never pays for it. The file is found as every table is
+Read on its own, only by the code scan (envcheck.scan: ``envcheck scan``, ``check --code``,
+install's notes): the static check never pays for it, and ``envcheck tables update``
+carries and validates it with the other tables. The file is found as every table is
 (``--tables DIR``, ENVCHECK_TABLES, the updated tables, else the built-in one), through
 ``tables.load.table_path``.
 """
@@ -16,9 +17,9 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 from packaging.version import Version
 
 from .._record import record
-from ..tables.load import table_path
-from ..tables.model import Provenance
-from ..tables.reader import Reader, TableError, read_document
+from .load import table_path
+from .model import Provenance
+from .reader import Reader, TableError, read_document
 
 NAME = "code_changes"
 
@@ -76,8 +77,17 @@ class Match:
         a dotted name's last part (every reference to it spells that part out, through an
         import or an attribute), a method name, an option, a literal."""
         if self.kind in (MatchKind.MODULE, MatchKind.NAME, MatchKind.CALL):
-            return self.target.rsplit(".", 1)[-1]
+            return self.target.removesuffix(".*").rsplit(".", 1)[-1]
         return self.target
+
+    def calls(self, name: Optional[str]) -> bool:
+        """Whether a call of ``name`` is one this CALL match is about: the dotted name
+        itself, or, for ``module.*``, any callable under the module."""
+        if name is None:
+            return False
+        if self.target.endswith(".*"):
+            return name.startswith(self.target[:-1])
+        return name == self.target
 
     def describe(self) -> str:
         """What is matched, as the docs and the text output name it."""
@@ -206,8 +216,9 @@ def _match(r: Reader, raw: Dict[str, Any], where: str) -> Match:
     target = r.get(raw, kind.value, where, str).strip()
     if not target:
         raise r.fail(f"{where}.{kind.value}", "empty")
+    dotted = target[:-2] if kind is MatchKind.CALL and target.endswith(".*") else target
     if kind in (MatchKind.MODULE, MatchKind.NAME, MatchKind.CALL, MatchKind.METHOD) and not all(
-        part.isidentifier() for part in target.split(".")
+        part.isidentifier() for part in dotted.split(".")
     ):
         raise r.fail(f"{where}.{kind.value}", f"{target!r} is not a dotted Python name")
     if kind is MatchKind.CALL:
