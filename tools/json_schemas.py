@@ -34,6 +34,7 @@ from envcheck.report.documents import (
 )
 from envcheck.report.findings_text import REPORT_SCHEMA_VERSION
 from envcheck.report.fleet_text import FLEET_SCHEMA_VERSION
+from envcheck.report.scan_text import SCAN_SCHEMA_VERSION
 from envcheck.smoke.runner import SmokeResult
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "schema"
@@ -423,6 +424,60 @@ def ranks_schema() -> Dict[str, Any]:
     )
 
 
+def _closed(props: Dict[str, Any], optional: Tuple[str, ...] = ()) -> Dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": props,
+        "required": sorted(k for k in props if k not in optional),
+        "additionalProperties": False,
+    }
+
+
+def scan_schema() -> Dict[str, Any]:
+    """`envcheck scan --format json` (envcheck/report/scan_text.py, scan_dict)."""
+    integer = {"type": "integer"}
+    change = _closed(
+        {
+            "id": STR,
+            "release": STR,
+            "torch": STR,
+            "kind": {"enum": ["removed", "changed", "deprecated"]},
+            "breaks": {"type": "boolean"},
+            "matches": STR,
+            "what": STR,
+            "fix": STR,
+            "sources": STRINGS,
+            "uses": integer,
+        }
+    )
+    use = _closed({"change": STR, "file": STR, "line": integer, "column": integer, "text": STR})
+    props = {
+        "schema_version": {},
+        "envcheck_version": STR,
+        "root": STR,
+        "torch": STR,
+        "torch_from": STR,
+        "since": NULL_STR,
+        "table": _closed({"path": STR, "as_of": STR, "covers": STR}),
+        "unknown": NULL_STR,
+        "files": _closed({"python": integer, "cpp": integer, "script": integer}),
+        "changes_checked": integer,
+        "summary": STR,
+        "exit_code": {"enum": [0, 1]},
+        "changes": {"type": "array", "items": {"$ref": "#/$defs/Change"}},
+        "uses": {"type": "array", "items": {"$ref": "#/$defs/Use"}},
+        "truncated": {"type": "boolean"},
+        "skipped": {"type": "array", "items": _closed({"path": STR, "why": STR})},
+    }
+    return _document(
+        "scan",
+        SCAN_SCHEMA_VERSION,
+        "envcheck scan --format json",
+        _closed(props),
+        {"Change": change, "Use": use},
+    )
+
+
 SCHEMAS = {
     "compare": compare_schema,
     "ranks": ranks_schema,
@@ -431,6 +486,7 @@ SCHEMAS = {
     "plan": plan_schema,
     "smoke": smoke_schema,
     "tables": tables_schema,
+    "scan": scan_schema,
 }
 
 

@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from ..tables.code_changes import Change, ChangeTable, MatchKind, TableError, load_changes, minor
 from .files import FileKind, Skipped, SourceFile, walk
-from .literals import literal_pattern, scan_text
+from .literals import scan_text
 from .python_code import Hit, parse, scan_tree
 from .result import ScanResult, Use
 
@@ -30,14 +30,17 @@ class _Prefilter:
 
     def __init__(self, changes: Sequence[Change]) -> None:
         self.by_needle: Dict[bytes, List[Change]] = {}
+        regexes: Dict[bytes, str] = {}
         for change in changes:
-            self.by_needle.setdefault(change.match.needle.encode(), []).append(change)
-        words = sorted(self.by_needle, key=len, reverse=True)
-        self.pattern = (
-            re.compile(b"|".join(literal_pattern(w.decode()).encode() for w in words))
-            if words
-            else None
-        )
+            needle = change.match.needle.encode()
+            self.by_needle.setdefault(needle, []).append(change)
+            # of one needle's forms the looser (without an end boundary) is looked for: a
+            # file the prefilter keeps is then judged exactly, change by change
+            held = regexes.get(needle)
+            if held is None or len(change.match.needle_regex) < len(held):
+                regexes[needle] = change.match.needle_regex
+        words = sorted(regexes, key=len, reverse=True)
+        self.pattern = re.compile(b"|".join(regexes[w].encode() for w in words)) if words else None
 
     def candidates(self, data: bytes) -> List[Change]:
         if self.pattern is None:

@@ -30,14 +30,6 @@ def without_comments(text: str, cpp: bool) -> str:
     return (_C_COMMENT if cpp else _SHELL_COMMENT).sub(_blank, text)
 
 
-def literal_pattern(literal: str) -> str:
-    """A literal as a whole word where it starts or ends with a word character, so
-    ``AT_CHECK`` is not found in ``AT_CHECK_LATER``."""
-    head = r"(?<!\w)" if re.match(r"\w", literal) else ""
-    tail = r"(?!\w)" if re.search(r"\w$", literal) else ""
-    return head + re.escape(literal) + tail
-
-
 def scan_text(text: str, changes: Sequence[Change], cpp: bool) -> List[Hit]:
     """Every use of ``changes`` (literal matches) in ``text``, comments left out."""
     if not changes:
@@ -47,7 +39,7 @@ def scan_text(text: str, changes: Sequence[Change], cpp: bool) -> List[Hit]:
     hits: List[Hit] = []
     for change in changes:
         match = change.match
-        for found in re.finditer(literal_pattern(match.target), clean):
+        for found in re.finditer(match.needle_regex, clean):
             index = bisect.bisect_right(starts, found.start()) - 1
             if match.pattern is not None:
                 end = clean.find("\n", starts[index])
@@ -58,4 +50,4 @@ def scan_text(text: str, changes: Sequence[Change], cpp: bool) -> List[Hit]:
     return hits
 
 
-__all__ = ["literal_pattern", "scan_text", "without_comments"]
+__all__ = ["scan_text", "without_comments"]

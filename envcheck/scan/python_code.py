@@ -192,7 +192,7 @@ def _calls(
                 if change.match.calls(full) and _keyword_matches(call, change):
                     hits.append((change, *where))
         if isinstance(func, ast.Attribute):
-            if methods and not _foreign(imports, func.value):
+            if methods and not _on_module(imports, func.value):
                 hits += [(c, *where) for c in methods if func.attr == c.match.target]
             if options and func.attr == "add_argument":
                 hits += [(c, *where) for c in options if _option_matches(call, c)]
@@ -216,10 +216,10 @@ def _keyword_matches(call: ast.Call, change: Change) -> bool:
     )
 
 
-def _foreign(imports: _Imports, receiver: ast.expr) -> bool:
-    """A method called on another library's module (``np.linalg.eig``) is not torch's."""
-    full = imports.resolve(receiver)
-    return full is not None and full.split(".", 1)[0] != "torch"
+def _on_module(imports: _Imports, receiver: ast.expr) -> bool:
+    """A method match is a method of an object (a tensor): a function of an imported module
+    (``torch.symeig``, a name entry's business, or ``np.symeig``) is not one."""
+    return imports.resolve(receiver) is not None
 
 
 def _option_matches(call: ast.Call, change: Change) -> bool:

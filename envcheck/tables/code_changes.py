@@ -80,6 +80,17 @@ class Match:
             return self.target.removesuffix(".*").rsplit(".", 1)[-1]
         return self.target
 
+    @property
+    def needle_regex(self) -> str:
+        """The needle as a regular expression: a whole word where it starts or ends with a
+        word character (``AT_CHECK`` is not in ``AT_CHECK_LATER``), except at the end of a
+        literal narrowed by a pattern (``AT_DISPATCH`` starts ``AT_DISPATCH_FLOATING_TYPES``:
+        the pattern decides)."""
+        needle = self.needle
+        head = r"(?<!\w)" if re.match(r"\w", needle) else ""
+        whole = self.pattern is None and re.search(r"\w$", needle)
+        return head + re.escape(needle) + (r"(?!\w)" if whole else "")
+
     def calls(self, name: Optional[str]) -> bool:
         """Whether a call of ``name`` is one this CALL match is about: the dotted name
         itself, or, for ``module.*``, any callable under the module."""
