@@ -380,3 +380,34 @@ def test_machine_formats(tmp_path: Path) -> None:
     assert github.startswith("::error file=m.py,line=2,col=5,title=envcheck scan%3A torch 2.6")
     markdown = envcheck("scan", str(root), "--torch", "2.6", "--format", "markdown").stdout
     assert "| torch 2.6 |" in markdown and "`m.py:2`" in markdown
+
+
+def test_the_partial_walk_finds_what_a_full_walk_finds(tmp_path: Path) -> None:
+    """Only statements over lines holding a change's word (or a name an import bound to a
+    changed API) are walked in full: on every form above, nothing is lost by that."""
+    from envcheck.scan.python_code import parse, scan_tree
+
+    root = project(
+        tmp_path,
+        {
+            "a.py": "import torch as t\nfrom torch.cuda.amp import autocast as ac\n"
+            "@t.jit.script\ndef f(x):\n    return x\n"
+            "class A(t.cuda.amp.GradScaler):\n    def g(self):\n        with ac():\n"
+            "            return t.load(\n                'x')\n"
+            "try:\n    from torch._six import inf\nexcept ImportError:\n    inf = None\n"
+            "def h():\n    from torch import load as tl\n    return tl('x')\n"
+            "match x:\n    case 1 if t.symeig(x):\n        pass\n"
+            "lambda: t.floor_divide(1, 2)\n",
+        },
+    )
+    python = [c for c in TABLE.between(None, Version("2.14")) if c.match.kind.python]
+    tree, _ = parse((root / "a.py").read_bytes())
+    assert tree is not None
+    full = {(c.id, line) for c, line, _ in scan_tree(tree, python, None)}
+    fast = {(u.change.id, u.line) for u in scan(str(root), Version("2.14"), TABLE).uses}
+    assert fast <= full and len(fast) >= 8
+    superseded = full - fast  # deprecations whose removal or change is reported there
+    by_id = {c.id: c for c in python}
+    for ident, line in superseded:
+        newer = [i for i, at in fast if at == line and by_id[i].torch > by_id[ident].torch]
+        assert newer, (ident, line)

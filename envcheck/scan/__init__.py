@@ -9,8 +9,9 @@ little more than reading it.
 
 from __future__ import annotations
 
+import bisect
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
@@ -24,29 +25,49 @@ MAX_USES = 10_000  # uses listed; a project with more is told how many were left
 _TEXT = 160
 
 
+_WORD = re.compile(rb"\w+")
+
+
 class _Prefilter:
-    """One pattern of every change's distinctive word, run over a file's bytes: the
-    changes whose word it holds are the only ones that file can use."""
+    """Which changes a file can use, from the words it holds: a Python use spells out every
+    part of the dotted name it resolves to (in the attribute chain or in the import that
+    bound its root), so a file lacking one of them cannot use it; C++ and scripts need the
+    literal. One pass over the file's words; only the files that pass are parsed."""
 
     def __init__(self, changes: Sequence[Change]) -> None:
-        self.by_needle: Dict[bytes, List[Change]] = {}
-        regexes: Dict[bytes, str] = {}
-        for change in changes:
-            needle = change.match.needle.encode()
-            self.by_needle.setdefault(needle, []).append(change)
-            # of one needle's forms the looser (without an end boundary) is looked for: a
-            # file the prefilter keeps is then judged exactly, change by change
-            held = regexes.get(needle)
-            if held is None or len(change.match.needle_regex) < len(held):
-                regexes[needle] = change.match.needle_regex
-        words = sorted(regexes, key=len, reverse=True)
-        self.pattern = re.compile(b"|".join(regexes[w].encode() for w in words)) if words else None
+        self.python = [(c, _words(c)) for c in changes if c.match.kind.python]
+        self.literal = [(c, c.match.target.encode()) for c in changes if not c.match.kind.python]
 
-    def candidates(self, data: bytes) -> List[Change]:
-        if self.pattern is None:
-            return []
-        found = set(self.pattern.findall(data))
-        return [c for needle in found for c in self.by_needle.get(needle, [])]
+    def candidates(self, data: bytes, kind: FileKind) -> List[Change]:
+        if kind is FileKind.PYTHON:
+            if not self.python:
+                return []
+            present = set(_WORD.findall(data))
+            return [c for c, words in self.python if words <= present]
+        literal = MatchKind.CPP if kind is FileKind.CPP else MatchKind.SCRIPT
+        return [c for c, text in self.literal if c.match.kind is literal and text in data]
+
+
+def _words(change: Change) -> FrozenSet[bytes]:
+    match = change.match
+    if match.kind is MatchKind.ARGPARSE:
+        return frozenset({b"add_argument", *_WORD.findall(match.target.encode())})
+    return frozenset(_WORD.findall(match.target.removesuffix(".*").encode()))
+
+
+def _lines_of(data: bytes, changes: Sequence[Change]) -> Callable[[Iterable[str]], List[int]]:
+    """For the parser: the numbers of the lines that hold a candidate change's word or one
+    of the names given (sorted)."""
+
+    def lines(names: Iterable[str]) -> List[int]:
+        regexes = {c.match.needle_regex for c in changes}
+        regexes.update(rf"(?<!\w){re.escape(name)}(?!\w)" for name in names)
+        pattern = re.compile("|".join(sorted(regexes)).encode())
+        newlines = [m.start() for m in re.finditer(b"\n", data)]
+        found = {bisect.bisect_left(newlines, m.start()) + 1 for m in pattern.finditer(data)}
+        return sorted(found)
+
+    return lines
 
 
 def scan(
@@ -59,11 +80,7 @@ def scan(
     """Scan ``root`` (a folder or one file) for uses of the changes in effect in ``torch``
     made after ``since``."""
     checked = table.between(since, torch)
-    filters = {
-        FileKind.PYTHON: _Prefilter([c for c in checked if c.match.kind.python]),
-        FileKind.CPP: _Prefilter([c for c in checked if c.match.kind is MatchKind.CPP]),
-        FileKind.SCRIPT: _Prefilter([c for c in checked if c.match.kind is MatchKind.SCRIPT]),
-    }
+    prefilter = _Prefilter(checked)
     files, skipped = walk(root)
     counts = {kind.value: 0 for kind in FileKind}
     uses: List[Use] = []
@@ -72,7 +89,7 @@ def scan(
         if data is None:
             continue
         counts[file.kind.value] += 1
-        candidates = filters[file.kind].candidates(data)
+        candidates = prefilter.candidates(data, file.kind)
         if candidates:
             uses += _uses(file, data, candidates, skipped)
     kept = _newest_per_place(uses)
@@ -108,7 +125,7 @@ def _uses(
         if tree is None:
             skipped.append(Skipped(file.relative, why or "not Python"))
             return []
-        hits = scan_tree(tree, candidates)
+        hits = scan_tree(tree, candidates, _lines_of(data, candidates))
     else:
         text = data.decode("utf-8", "replace")
         hits = scan_text(text, candidates, cpp=file.kind is FileKind.CPP)

@@ -11,7 +11,8 @@ the scan reads it as the last binding's.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+import bisect
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..tables.code_changes import Change, MatchKind
 
@@ -89,13 +90,30 @@ def _under(name: str, target: str) -> bool:
     return name == target or name.startswith(target + ".")
 
 
-def scan_tree(tree: ast.Module, changes: Sequence[Change]) -> List[Hit]:
-    """Every use in ``tree`` of the Python ``changes`` (those the prefilter kept)."""
+def scan_tree(
+    tree: ast.Module,
+    changes: Sequence[Change],
+    lines_of: Optional[Callable[[Iterable[str]], List[int]]] = None,
+) -> List[Hit]:
+    """Every use in ``tree`` of the Python ``changes`` (those the prefilter kept).
+    ``lines_of(words)``: the sorted numbers of the lines holding a change's word or one of
+    ``words`` (the names the imports bind to a changed API); only the statements over them
+    are walked in full. None walks everything."""
     imports = _Imports()
+    _gather(tree.body, None, imports, None)
+    lines = None
+    if lines_of is not None:
+        lines = lines_of(
+            alias
+            for alias, full in imports.names.items()
+            if any(_under(full, c.match.target.removesuffix(".*")) for c in changes)
+        )
+    nodes: List[ast.AST] = []
+    _gather(tree.body, lines, None, nodes)
     refs: List[ast.expr] = []
     calls: List[ast.Call] = []
     needles = {c.match.needle for c in changes}
-    for node in ast.walk(tree):
+    for node in nodes:
         kind = type(node)
         if kind is ast.Attribute:
             if node.attr in needles:  # type: ignore[attr-defined]
@@ -105,8 +123,6 @@ def scan_tree(tree: ast.Module, changes: Sequence[Change]) -> List[Hit]:
                 refs.append(node)  # type: ignore[arg-type]  # not `autocast = None`
         elif kind is ast.Call:
             calls.append(node)  # type: ignore[arg-type]
-        elif kind is ast.Import or kind is ast.ImportFrom:
-            imports.add(node)
     hits: List[Hit] = []
     by_kind: Dict[MatchKind, List[Change]] = {}
     for change in changes:
@@ -118,6 +134,47 @@ def scan_tree(tree: ast.Module, changes: Sequence[Change]) -> List[Hit]:
     hits += used + _unused_imports(imports, names, {id(c) for c, _, _ in used})
     hits += _calls(imports, calls, by_kind)
     return hits
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")  # fields that hold statements
+
+
+def _gather(
+    statements: Sequence[ast.AST],
+    lines: Optional[Sequence[int]],
+    imports: Optional[_Imports],
+    nodes: Optional[List[ast.AST]],
+) -> None:
+    """Read every import into ``imports``, or walk into ``nodes`` the expressions of the
+    statements over ``lines`` (all of them when None)."""
+    for stmt in statements:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if imports is not None:
+                imports.add(stmt)
+            continue
+        if nodes is not None and (lines is None or _holds(lines, stmt)):
+            for name, value in ast.iter_fields(stmt):
+                if name in _BODIES:
+                    continue
+                for child in value if isinstance(value, list) else (value,):
+                    if isinstance(child, ast.AST):
+                        nodes.extend(ast.walk(child))
+        for name in _BODIES:
+            body = getattr(stmt, name, None)
+            if body:
+                _gather(body, lines, imports, nodes)
+
+
+def _holds(lines: Sequence[int], node: ast.AST) -> bool:
+    """Whether one of ``lines`` falls in the node's lines (its decorators' included)."""
+    start = getattr(node, "lineno", None)
+    if start is None:  # a match_case: its pattern and guard are read
+        return True
+    for decorator in getattr(node, "decorator_list", ()):
+        start = min(start, decorator.lineno)
+    end = getattr(node, "end_lineno", None) or start
+    index = bisect.bisect_left(lines, start)
+    return index < len(lines) and lines[index] <= end
 
 
 def _imported(imports: _Imports, changes: Iterable[Change]) -> List[Hit]:
