@@ -30,6 +30,7 @@ _NEEDS: Dict[str, FrozenSet[str]] = {
     "SMK": frozenset({"smoke"}),
     "REQ": frozenset({"requirements"}),
     "MSG": frozenset({"text"}),
+    "COD": frozenset({"code"}),
     "INT": frozenset(),
     "SEL": frozenset(),
     "CMP": frozenset({"fleet"}),  # judged by `envcheck compare` only, across machines
@@ -410,6 +411,22 @@ _RULES: List[Rule] = [
     Rule("CMP014", "fleet-system-differs", "info", "machines differ in OS, kernel or CPU"),
     Rule("CMP015", "fleet-machine-error", "error", "a machine's own error, named by machine"),
     Rule("CMP016", "fleet-memlock-differs", "warning", "machines have other memlock limits"),
+    # the project's code against this torch (check --code)
+    Rule(
+        "COD001",
+        "code-breaks-on-torch",
+        "warning",
+        "the project's code uses what this torch removed or changed",
+    ),
+    Rule(
+        "COD002",
+        "code-deprecated-on-torch",
+        "info",
+        "the project's code uses what this torch deprecated",
+    ),
+    Rule(
+        "COD003", "code-changes-unknown", "info", "this torch is newer than the change table knows"
+    ),
     # envcheck itself
     Rule("MSG001", "pasted-error", "error", "an error message in the pasted text"),
     Rule("INT001", "check-crashed", "warning", "an envcheck check failed (a bug)"),

@@ -411,3 +411,19 @@ def test_the_partial_walk_finds_what_a_full_walk_finds(tmp_path: Path) -> None:
     for ident, line in superseded:
         newer = [i for i, at in fast if at == line and by_id[i].torch > by_id[ident].torch]
         assert newer, (ident, line)
+
+
+def test_check_code_adds_findings_and_says_when_not_judged(tmp_path: Path) -> None:
+    root = project(
+        tmp_path, {"m.py": "import torch\nfrom torch._six import inf\ntorch.cuda.amp.autocast()\n"}
+    )
+    run = envcheck("check", "--no-deep", "--format", "json", "--code", str(root), cwd=root)
+    doc = json.loads(run.stdout)
+    by_code = {f["code"]: f for f in doc["findings"]}
+    assert by_code["COD001"]["title"] == "torch 2.0 removed torch._six: 1 use in the code"
+    assert "m.py:2  from torch._six import inf" in by_code["COD001"]["evidence"]
+    assert by_code["COD001"]["fix"]
+    assert by_code["COD002"]["severity"] == "info"
+    plain = json.loads(envcheck("check", "--no-deep", "--format", "json", cwd=root).stdout)
+    assert not [f for f in plain["findings"] if f["code"].startswith("COD")]
+    assert any(n["code"] == "COD001" and "--code" in n["why"] for n in plain["not_run"])

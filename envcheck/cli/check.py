@@ -37,6 +37,16 @@ from .options import (
     "--smoke", "with_smoke", is_flag=True, help="Also run the smoke test and join its results."
 )
 @click.option(
+    "--code",
+    "code",
+    metavar="PATH",
+    is_flag=False,
+    flag_value=".",
+    default=None,
+    help="Also scan the project's code in PATH (default: this folder) for what this torch "
+    "removed, changed or deprecated (envcheck scan).",
+)
+@click.option(
     "--ignore",
     "ignore",
     multiple=True,
@@ -55,6 +65,7 @@ def check(
     config: Optional[str],
     strict: bool,
     with_smoke: bool,
+    code: Optional[str],
     ignore: Tuple[str, ...],
     manager: str,
     deep: bool,
@@ -85,6 +96,7 @@ def check(
         manager=manager,
         progress=True,
         grid=fmt == "html" or html is not None,  # the page draws the releases x variants grid
+        code=code,
     )
     if not emit(report, fmt, junit, html):
         ctx.exit(exitcodes.INTERNAL)  # the report asked for is missing: CI must not pass

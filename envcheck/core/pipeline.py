@@ -12,7 +12,6 @@ resolver; and the verdict once (envcheck.verdict). The result is a frozen
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -34,8 +33,8 @@ from ..findings import Finding, Rule, sort_key
 from ..rules import RULES, follows, lookup, not_judged, with_details
 from ..values import Severity
 from ..verdict import decide
+from .found import Found
 from .report import Advice, NotRun, Report
-from .smoke import run_smoke, smoke_findings, with_expected
 
 if TYPE_CHECKING:  # without importing these at run time: the static check stays fast
     from ..checks import Planned
@@ -43,6 +42,7 @@ if TYPE_CHECKING:  # without importing these at run time: the static check stays
     from ..install import InstallPlan
     from ..install.grid import CompatGrid
     from ..requirements import Requirements
+    from ..scan import ScanResult
     from ..smoke.runner import SmokeResult
     from ..tables import Tables
     from ..tables.model import MessageRule
@@ -56,6 +56,7 @@ WHY_NOT_RUN = {
     "smoke": "needs the smoke tests (--smoke)",
     "requirements": "needs project requirements ([tool.envcheck])",
     "text": "needs a pasted report",
+    "code": "needs the code scan (check --code)",
     "nvidia.gpus": "needs the list of GPUs (not in the text)",
     "nvidia.driver": "needs the driver version (not in the text)",
     "system.machine": "needs the OS and its architecture (not in the text)",
@@ -107,6 +108,7 @@ def check(
     diagnosis: Optional[Mapping[str, Any]] = None,
     grid: bool = False,
     wish: Optional[str] = None,
+    code: Union[str, ScanResult, None] = None,
 ) -> Report:
     """Check a machine (this one, or ``facts`` from elsewhere) and decide everything once.
 
@@ -133,7 +135,8 @@ def check(
     # The one install plan of this report, resolved before the checks: every fix that names a
     # torch build or a CUDA version explains this plan, and the command under them renders it.
     plan = _plan(facts, tables, req, manager, wish)
-    found = _Found.gather(facts, tables, req, available, smoke, smoke_timeout, on_smoke, messages)
+    found = Found.gather(facts, tables, req, available, smoke, smoke_timeout, on_smoke, messages)
+    found.add_code(code, facts, tables)
     chosen = _Selection.of(ignore, req)
     skipped = not_judged(available)
     judged = _judge_and_advise(facts, tables, plan, found, chosen, skipped, manager)
@@ -171,7 +174,7 @@ def _report(
     facts: Facts,
     tables: Tables,
     req: Optional[Requirements],
-    found: _Found,
+    found: Found,
     chosen: _Selection,
     judged: _Judged,
     strict: bool,
@@ -234,51 +237,6 @@ def _available(
     return available
 
 
-@record
-class _Found:
-    """The findings that come from outside the checks: unmet requirements, smoke results (and
-    the results themselves, with the busbw their links allow) and pasted messages."""
-
-    available: Set[str]  # the sections the rules may use, with those these fill
-    findings: List[Finding] = field(default_factory=list)
-    results: Tuple[SmokeResult, ...] = ()
-
-    @classmethod
-    def gather(
-        cls,
-        facts: Facts,
-        tables: Tables,
-        req: Optional[Requirements],
-        available: Set[str],
-        smoke: Union[bool, Sequence[SmokeResult]],
-        smoke_timeout: float,
-        on_smoke: Optional[Callable[..., None]],
-        messages: Sequence[Finding],
-    ) -> _Found:
-        """Evaluate the requirements, run (or join) the smoke tests and add the pasted
-        messages; ``available`` gains the sections they fill."""
-        from ..requirements import evaluate
-
-        found = cls(available)
-        if req is not None:
-            available.add("requirements")
-            found.findings += evaluate(req, facts)
-        wanted_smoke = list(req.smoke) if req is not None else []
-        results: Tuple[SmokeResult, ...] = ()
-        if smoke is not True and smoke:
-            results = tuple(smoke)  # results already run (a test, a front end that ran them)
-        elif smoke is True or wanted_smoke:
-            results = tuple(run_smoke(facts, smoke_timeout, wanted_smoke, on_smoke))
-        if results:
-            available.add("smoke")
-            found.results = tuple(with_expected(r, facts, tables) for r in results)
-            found.findings += smoke_findings(found.results)
-        if messages:
-            available.add("text")
-            found.findings += list(messages)
-        return found
-
-
 @record(frozen=True)
 class _Selection:
     """The user's selection: the codes to drop (``--ignore`` and the project's ``ignore``),
@@ -314,7 +272,7 @@ def _judged(
     facts: Facts,
     tables: Tables,
     planned: Planned,
-    found: _Found,
+    found: Found,
     chosen: _Selection,
     skipped: Sequence[Rule],
 ) -> Tuple[List[Finding], Tuple[str, ...]]:
@@ -357,7 +315,7 @@ def _judge_and_advise(
     facts: Facts,
     tables: Tables,
     plan: InstallPlan,
-    found: _Found,
+    found: Found,
     chosen: _Selection,
     skipped: Sequence[Rule],
     manager: str,
