@@ -427,3 +427,24 @@ def test_check_code_adds_findings_and_says_when_not_judged(tmp_path: Path) -> No
     plain = json.loads(envcheck("check", "--no-deep", "--format", "json", cwd=root).stdout)
     assert not [f for f in plain["findings"] if f["code"].startswith("COD")]
     assert any(n["code"] == "COD001" and "--code" in n["why"] for n in plain["not_run"])
+
+
+def test_install_says_what_the_upgrade_changes_for_the_projects_code(tmp_path: Path) -> None:
+    """The suite's torch is 2.13: a plan for 2.14 crosses 2.14's changes only."""
+    root = project(
+        tmp_path,
+        {
+            "pyproject.toml": "[project]\nname = 'p'\n",
+            "src/m.py": "import torch\nL = torch.cholesky(a)\nfrom torch._six import inf\n",
+        },
+    )
+    run = envcheck("install", "--torch", "2.14", "--variant", "cpu", cwd=root / "src")
+    assert run.returncode == 0, run.stderr
+    notes = run.stdout.split("lists every place):\n", 1)[1]
+    assert notes.startswith("  torch 2.14 removed torch.cholesky (breaks): 1 use (src/m.py:2)")
+    assert "_six" not in notes  # 2.0's change is not crossed by 2.13 -> 2.14
+    outside = tmp_path.parent / f"{tmp_path.name}-elsewhere"  # in no project
+    outside.mkdir()
+    (outside / "m.py").write_text("import torch\ntorch.cholesky(a)\n")
+    quiet = envcheck("install", "--torch", "2.14", "--variant", "cpu", cwd=outside)
+    assert "lists every place" not in quiet.stdout  # not in a project: nothing is read

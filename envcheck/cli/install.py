@@ -160,11 +160,37 @@ def _answer(
             click.echo(line, err=True)
         return fits.exit_code
     click.echo(render_plan(plan, command, latest_line(plan, tables)))
+    lines += _code_notes(plan, facts)
     if lines:
         click.echo("\n".join(["", *lines]))
     if fits is not Verdict.READY or not run:
         return fits.exit_code
     return run_install(plan, manager, facts, tables)
+
+
+def _code_notes(plan: InstallPlan, facts: Facts) -> List[str]:
+    """Where the plan upgrades the installed torch and this folder is in a project: what the
+    releases crossed changed that the project's code uses (only their changes are read)."""
+    from packaging.version import InvalidVersion, Version
+
+    from .._cwd import current
+    from ..compat import torch_version
+    from ..report.scan_text import upgrade_notes
+    from ..scan import TableError, load_changes, minor, scan
+    from ..scan.files import project_root
+
+    installed, cwd = torch_version(facts), current()
+    root = project_root(cwd) if cwd else None
+    if not plan.ok or installed is None or root is None:
+        return []
+    try:
+        planned = Version(plan.torch or "")
+        table = load_changes()
+    except (InvalidVersion, TableError):
+        return []
+    if minor(planned) <= minor(installed):
+        return []
+    return upgrade_notes(scan(root, planned, table, since=minor(installed), torch_from="the plan"))
 
 
 def _index_check(plan: InstallPlan, tables: Tables, facts: Facts) -> IndexCheck:

@@ -86,6 +86,28 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def upgrade_notes(result: ScanResult) -> List[str]:
+    """What an install's upgrade changes for the project's code (install's text, under the
+    command): one line per change the code uses, with a few places and the fix."""
+    if not result.uses and not result.unknown:
+        return []
+    lines = [
+        f"the code in {result.root}, torch {result.since} -> {result.torch} "
+        f"(envcheck scan --since {result.since} --torch {result.torch} lists every place):"
+    ]
+    for change, uses in result.by_change():
+        places = ", ".join(f"{u.file}:{u.line}" for u in uses[:3])
+        more = f" and {len(uses) - 3} more" if len(uses) > 3 else ""
+        verb = "breaks" if change.breaks else "warns"
+        lines.append(
+            f"  {change.release} {change.kind.value} {change.match.describe()} ({verb}): "
+            f"{len(uses)} use{'s' if len(uses) != 1 else ''} ({places}{more}); {change.fix}"
+        )
+    if result.unknown:
+        lines.append(f"  not known: {result.unknown}")
+    return lines
+
+
 def github_annotations(result: ScanResult) -> str:
     """One ::error (breaks) or ::warning (deprecated) per use, at its file and line."""
     lines = []
@@ -225,4 +247,10 @@ SCAN_FORMATS: Dict[str, Callable[[ScanResult, bool], str]] = {
     "sarif": lambda r, color: render_sarif(r),
 }
 
-__all__ = ["SCAN_FORMATS", "SCAN_SCHEMA_VERSION", "render_text", "scan_dict"]
+__all__ = [
+    "SCAN_FORMATS",
+    "SCAN_SCHEMA_VERSION",
+    "render_text",
+    "scan_dict",
+    "upgrade_notes",
+]
