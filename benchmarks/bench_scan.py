@@ -35,7 +35,7 @@ from packaging.version import Version  # noqa: E402
 from envcheck.scan import load_changes, scan  # noqa: E402
 
 # Old releases whose code uses what later torch releases changed (see docs/scan.md).
-REAL = ("timm==0.4.12", "pytorch-lightning==1.2.10", "fairseq==0.10.2")
+REAL = ("timm==0.4.12", "pytorch-lightning==1.2.10", "torch-scatter==2.0.5")
 
 _PLAIN = '''
 class Block{i}(nn.Module):
@@ -102,32 +102,24 @@ def generated(folder: Path, lines: int) -> int:
 
 
 def real(folder: Path, lines: int) -> int:
-    """Unpack the REAL sdists into ``folder`` (copies until ``lines``); returns the lines."""
+    """Unpack the REAL sdists into ``folder`` (copies until ``lines``); returns the lines.
+    pip only downloads them (no build isolation: preparing their metadata installs nothing,
+    and torch-scatter's setup.py imports the torch already here); each project's own scan
+    against torch 2.6 is printed first."""
     download = folder / "_sdists"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            "-d",
-            str(download),
-            *REAL,
-        ],
-        check=True,
-    )
+    command = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary",
+               ":all:", "--no-build-isolation", "-d", str(download), *REAL]  # fmt: skip
+    subprocess.run(command, check=True)
     total, copy = 0, 0
+    table = load_changes()
     while total < lines:
         for archive in sorted(download.glob("*.tar.gz")):
             target = folder / f"copy{copy}"
             with tarfile.open(archive) as tar:
-                tar.extractall(target, filter="data") if hasattr(
-                    tarfile, "data_filter"
-                ) else tar.extractall(target)
+                tar.extractall(target)
+            if copy < len(REAL):
+                result = scan(str(target), Version("2.6"), table)
+                print(f"  {archive.name}: {result.summary()}")
             total += sum(len(p.read_bytes().splitlines()) for p in target.rglob("*.py"))
             copy += 1
             if total >= lines:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Mapping, Optional, Sequence
+from typing import Iterator, Mapping, Optional, Sequence
 
 from ._record import record
 
@@ -50,22 +50,39 @@ def _same(a: str, b: str) -> bool:
         return False
 
 
+def _upwards(start: str) -> Iterator[str]:
+    """``start`` and every folder above it, to the root."""
+    folder = os.path.abspath(start)
+    while True:
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+
+
+def _marks_project(folder: str) -> bool:
+    return any(os.path.lexists(os.path.join(folder, m)) for m in PROJECT_MARKERS)
+
+
+def project_root(start: str) -> Optional[str]:
+    """The project folder ``start`` is in: the nearest folder, upwards, holding a project
+    marker (pyproject.toml, setup.py, setup.cfg, .git); None outside any project."""
+    return next((f for f in _upwards(start) if _marks_project(f)), None)
+
+
 def project_venv(cwd: Optional[str]) -> Optional[str]:
     """The ``.venv`` of the project ``cwd`` is in: the nearest folder upwards with a .venv
     holding a Python, not looking past the first folder that marks a project root."""
     if not cwd:
         return None
-    folder = os.path.abspath(cwd)
-    while True:
+    for folder in _upwards(cwd):
         venv = os.path.join(folder, ".venv")
         if os.path.isdir(venv) and interpreter_in(venv):
             return venv
-        if any(os.path.exists(os.path.join(folder, m)) for m in PROJECT_MARKERS):
+        if _marks_project(folder):
             return None
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
+    return None
 
 
 def choose(

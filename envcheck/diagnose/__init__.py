@@ -191,7 +191,7 @@ def diagnose_text(
     have = with_details(judged, lacking)
     not_judged = []
     for fam in families:
-        if fam in ("SMK", "REQ", "MSG", "SEL", "INT", "CMP"):
+        if fam in ("SMK", "REQ", "MSG", "SEL", "INT", "CMP", "COD"):  # no text holds these
             continue
         rules = [r for r in RULES.values() if r.family == fam]
         skipped = [r for r in rules if not r.needs <= have]

@@ -14,7 +14,7 @@ import stat
 from typing import Iterator, List, Optional, Tuple
 
 from .._record import record
-from ..target import PROJECT_MARKERS
+from ..target import project_root
 
 MAX_FILE = 4 * 1024 * 1024  # bytes: generated or minified sources beyond this are skipped
 
@@ -71,19 +71,6 @@ class SourceFile:
 class Skipped:
     relative: str
     why: str
-
-
-def project_root(start: str) -> Optional[str]:
-    """The project folder ``start`` is in: the nearest folder, upwards, holding a project
-    marker (pyproject.toml, setup.py, setup.cfg, .git); None outside any project."""
-    folder = os.path.abspath(start)
-    while True:
-        if any(os.path.lexists(os.path.join(folder, m)) for m in PROJECT_MARKERS):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
 
 
 def kind_of(name: str) -> Optional[FileKind]:
