@@ -69,7 +69,8 @@ import pypi_platform_python  # noqa: E402
 
 from envcheck.tables.bundle import MANIFEST, make_manifest, table_files  # noqa: E402
 from envcheck.tables.code_changes import load_changes  # noqa: E402
-from envcheck.tables.load import TABLE_NAMES, load_package_builds, load_tables  # noqa: E402
+from envcheck.tables.load import load_package_builds, load_tables  # noqa: E402
+from envcheck.tables.reader import BUNDLED_TABLES as TABLE_NAMES  # noqa: E402
 from envcheck.tables.reader import SCHEMA_VERSION, TableError  # noqa: E402
 
 EXIT_SAME, EXIT_CHANGED, EXIT_INVALID = 0, 1, 2

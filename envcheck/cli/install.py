@@ -169,7 +169,8 @@ def _answer(
 
 
 def _code_notes(plan: InstallPlan, facts: Facts) -> List[str]:
-    """Where the plan upgrades the installed torch and this folder is in a project: what the
+    """Where the plan changes the installed torch (a plan for another machine changes
+    nothing here) to a newer release and this folder is in a project: what the
     releases crossed changed that the project's code uses (only their changes are read)."""
     from packaging.version import InvalidVersion, Version
 
@@ -181,7 +182,7 @@ def _code_notes(plan: InstallPlan, facts: Facts) -> List[str]:
 
     installed, cwd = torch_version(facts), current()
     root = project_root(cwd) if cwd else None
-    if not plan.ok or installed is None or root is None:
+    if not plan.ok or not plan.changes or installed is None or root is None:
         return []
     try:
         planned = Version(plan.torch or "")

@@ -31,9 +31,9 @@ from .._record import record
 from . import bundle, cache
 from .bundle import MANIFEST, BundleError, Manifest
 from .code_changes import load_changes
-from .load import load_tables
+from .load import load_tables, table_path
 from .model import Tables
-from .reader import SCHEMA_VERSION, TableError
+from .reader import ON_DEMAND_TABLES, SCHEMA_VERSION, TableError, read_document
 
 __all__ = ["ENV_URL", "PUBLISHED_URL", "Failure", "Outcome", "UpdateFailed", "source_of", "update"]
 
@@ -82,7 +82,8 @@ def update(
     manifest = _manifest(origin)
     current = load_tables(environ=environ)
     before = _as_of(current)
-    mine = _hashes(current)
+    in_use = _in_use(current)
+    mine = {name: digest for name, (digest, _) in in_use.items()}
     theirs = {n: e["sha256"] for n, e in manifest["files"].items()}
     if theirs == mine:
         return Outcome(False, origin.shown, before, before)
@@ -97,7 +98,7 @@ def update(
     when = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     cache.install(files, manifest, origin.shown, when, environ)
     changed = tuple(
-        f"{n}: as of {current.files[n[:-5]].as_of} -> {manifest['files'][n]['as_of']}"
+        f"{n}: as of {in_use[n][1]} -> {manifest['files'][n]['as_of']}"
         for n in bundle.table_files()
         if mine.get(n) != theirs[n]
     )
@@ -179,8 +180,14 @@ def _as_of(tables: Tables) -> str:
     return max(f.as_of for f in tables.files.values())
 
 
-def _hashes(tables: Tables) -> Dict[str, str]:
-    out = {}
-    for name, file in tables.files.items():
-        out[f"{name}.json"] = hashlib.sha256(file.path.read_bytes()).hexdigest()
-    return out
+def _in_use(tables: Tables) -> Dict[str, Tuple[str, str]]:
+    """Each bundled table in use, by file name: (sha256, as_of); the tables read on demand
+    (code_changes.json) are found as their readers find them."""
+    paths = {name: (file.path, file.as_of) for name, file in tables.files.items()}
+    for name in ON_DEMAND_TABLES:
+        path = table_path(name, str(tables.origin.folder) if tables.origin.folder else None)
+        paths[name] = (path, read_document(path, name)["as_of"])
+    return {
+        f"{name}.json": (hashlib.sha256(path.read_bytes()).hexdigest(), as_of)
+        for name, (path, as_of) in paths.items()
+    }
