@@ -362,6 +362,11 @@ def test_default_torch_is_the_installed_one(tmp_path: Path) -> None:
 def test_machine_formats(tmp_path: Path) -> None:
     import jsonschema
 
+    from envcheck.cli.scan import SCAN_FORMATS as OFFERED
+    from envcheck.report.scan_text import SCAN_FORMATS as RENDERED
+
+    assert list(OFFERED) == list(RENDERED)  # --format offers what the registry renders
+
     root = project(tmp_path, {"m.py": "import torch\nm = torch.load('m.pt')\n"})
     doc = json.loads(envcheck("scan", str(root), "--torch", "2.6", "--json").stdout)
     schema = json.loads(Path("docs/schema/scan.schema.json").read_text())

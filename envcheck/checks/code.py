@@ -14,7 +14,7 @@ from ..compat import torch_version
 from ..facts import Facts
 from ..findings import Finding
 from ..rules import RULES
-from ..scan import ScanResult, load_changes, scan
+from ..scan import ScanResult, judged_torch, load_changes, scan
 
 SHOWN = 5  # places listed per finding; the scan's own formats list every one
 
@@ -23,12 +23,8 @@ def scan_for(facts: Facts, path: str, tables_dir: Optional[str] = None) -> ScanR
     """Scan ``path`` against the torch these facts hold (none: the newest the table covers,
     and the result says so)."""
     table = load_changes(tables_dir)
-    version = torch_version(facts)
-    if version is None:
-        return scan(
-            path, table.covers, table, torch_from="no torch here: the newest the table covers"
-        )
-    return scan(path, version, table, torch_from="the torch of this environment")
+    torch, why = judged_torch(table, torch_version(facts), "the torch of this environment")
+    return scan(path, torch, table, torch_from=why)
 
 
 def code_findings(result: ScanResult) -> List[Finding]:

@@ -3,7 +3,8 @@ deprecated (envcheck.scan), in the format asked for."""
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+import sys
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import click
 from packaging.version import InvalidVersion, Version
@@ -11,6 +12,11 @@ from packaging.version import InvalidVersion, Version
 from .. import exitcodes
 from .._clickstyle import CONTEXT
 
+if TYPE_CHECKING:
+    from ..scan import ChangeTable
+
+# The names of report.scan_text.SCAN_FORMATS, kept here so `envcheck --help` does not import
+# the scan (tests/test_scan.py checks the two agree).
 SCAN_FORMATS = ("text", "json", "markdown", "github", "sarif")
 
 
@@ -84,28 +90,28 @@ def scan(
     except TableError as exc:
         click.echo(f"envcheck: cannot use the compatibility tables: {exc}", err=True)
         ctx.exit(exitcodes.INTERNAL)
-    torch, why = _torch(asked, python, table.covers)
+    torch, why = _torch(asked, python, table)
     if floor is not None and floor >= torch:
         raise click.BadParameter(f"{floor} is not older than torch {torch}", param_hint="--since")
     result = run_scan(path, torch, table, since=floor, torch_from=why)
-    import sys
-
     color = fmt == "text" and use_color(sys.stdout)
     click.echo(RENDER[fmt](result, color), nl=False, color=color)
     ctx.exit(result.exit_code(strict))
 
 
-def _torch(asked: Optional[Version], python: Optional[str], newest: Version) -> Tuple[Version, str]:
+def _torch(
+    asked: Optional[Version], python: Optional[str], table: ChangeTable
+) -> Tuple[Version, str]:
     """The torch to judge against, and why that one."""
+    from ..scan import judged_torch
+
     if asked is not None:
         return asked, "--torch"
     found = installed_torch(python)
     if found is not None:
         return found
-    return (
-        newest,
-        "no torch installed here: the newest release the table covers; name one with --torch",
-    )
+    torch, why = judged_torch(table, None, "")
+    return torch, f"{why}; name one with --torch"
 
 
 def installed_torch(python: Optional[str]) -> Optional[Tuple[Version, str]]:

@@ -26,7 +26,6 @@ class Found:
     available: Set[str]  # the sections the rules may use, with those these fill
     findings: List[Finding] = field(default_factory=list)
     results: Tuple[SmokeResult, ...] = ()
-    scan: Optional[ScanResult] = None  # the code scan, when one ran (check --code)
 
     @classmethod
     def gather(
@@ -75,7 +74,6 @@ class Found:
             folder = tables.origin.folder if tables.origin.kind is TablesKind.FOLDER else None
             code = scan_for(facts, code, str(folder) if folder else None)
         self.available.add("code")
-        self.scan = code
         self.findings += code_findings(code)
 
 

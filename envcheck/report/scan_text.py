@@ -23,10 +23,6 @@ SHOWN_PER_CHANGE = 10  # text and markdown list this many places per change, the
 _SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _verb(breaks: bool, kind: str) -> str:
-    return ("breaks" if breaks else "warns") + f": {kind}"
-
-
 def _header(result: ScanResult) -> List[str]:
     files = ", ".join(f"{n} {kind}" for kind, n in result.files.items() if n)
     lines = [

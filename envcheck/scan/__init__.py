@@ -2,9 +2,9 @@
 project's code holds (``envcheck scan``, ``envcheck check --code``, install's notes).
 
 The project's code is read, never imported or run: Python with ``ast``, C/C++/CUDA sources
-and launch scripts as text. A literal prefilter (one pattern of every change's distinctive
-word) decides which files are parsed at all, so a large project with few torch calls costs
-little more than reading it.
+and launch scripts as text. A prefilter on each file's words decides which files are parsed
+at all, and in those only the statements over the lines that hold a change's word are walked
+in full, so a large project with few torch calls costs little more than reading it.
 """
 
 from __future__ import annotations
@@ -68,6 +68,14 @@ def _lines_of(data: bytes, changes: Sequence[Change]) -> Callable[[Iterable[str]
         return sorted(found)
 
     return lines
+
+
+def judged_torch(table: ChangeTable, found: Optional[Version], where: str) -> Tuple[Version, str]:
+    """The torch a scan judges against, and why: the one ``found`` (``where`` says where),
+    else the newest release the table covers, said so (never read as "no change")."""
+    if found is not None:
+        return found, where
+    return table.covers, "no torch installed here: the newest release the table covers"
 
 
 def scan(
@@ -164,6 +172,7 @@ __all__ = [
     "ScanResult",
     "TableError",
     "Use",
+    "judged_torch",
     "load_changes",
     "minor",
     "scan",

@@ -224,13 +224,7 @@ def _star(imports: _Imports, name: str, changes: Sequence[Change]) -> Optional[s
 def _unused_imports(imports: _Imports, changes: Iterable[Change], used: Set[int]) -> List[Hit]:
     """A name imported from where it was moved, in a file that never uses it otherwise (a
     re-export): the import is the use. Where it is used, its uses are reported instead."""
-    return [
-        (change, line, col)
-        for change in changes
-        if id(change) not in used
-        for name, line, col in imports.statements
-        if _under(name, change.match.target)
-    ]
+    return _imported(imports, [c for c in changes if id(c) not in used])
 
 
 def _calls(
