@@ -16,6 +16,7 @@ from packaging.version import Version
 from ._record import record
 from .facts import Facts
 from .tables.model import Tables, parse_driver, parse_version
+from .tegra import board, tegra_cuda
 from .values import OsFamily, Variant
 
 
@@ -118,7 +119,10 @@ def machine_driver_verdict(
     torch: Optional[Version] = None,
     platform: Optional[str] = None,
 ) -> DriverVerdict:
-    """:func:`driver_verdict` for this machine's driver (or NVML's CUDA version) and OS."""
+    """:func:`driver_verdict` for this machine's driver (or NVML's CUDA version) and OS; on a
+    Jetson, :func:`_tegra_verdict`."""
+    if board(facts, tables):
+        return _tegra_verdict(facts, tables, cuda, torch, platform)
     nv = facts.nvidia
     return driver_verdict(
         tables,
@@ -128,6 +132,40 @@ def machine_driver_verdict(
         nv.cuda_driver_version,
         torch=torch,
         platform=platform,
+    )
+
+
+def _tegra_verdict(
+    facts: Facts,
+    tables: Tables,
+    cuda: Version,
+    torch: Optional[Version],
+    platform: Optional[str],
+) -> DriverVerdict:
+    """A Jetson's driver, judged by the CUDA version it supports (tegra.tegra_cuda), never by
+    its number, which follows L4T (Thor's 580.00 runs CUDA 13.0 builds): the desktop and
+    server floors do not apply. A newer CUDA minor of the same major is minor-version
+    compatibility there too (DRV002 names JetPack as the way to full support)."""
+    supported, where = tegra_cuda(facts, tables)
+    drv = facts.nvidia.driver_version
+    numbered = f"driver {drv} is numbered by L4T" if drv else "its driver comes with JetPack"
+    judged = driver_verdict(
+        tables, cuda, None, facts.system.os, supported, torch=torch, platform=platform
+    )
+    if supported is None:
+        basis = f"a Jetson ({numbered}): {where}"
+        level = DriverLevel.UNKNOWN
+    else:
+        basis = f"a Jetson's driver supports CUDA {supported} ({where}; {numbered})"
+        level = judged.level
+    return replace(
+        judged,
+        level=level,
+        full_from=None,
+        minimum=None,
+        full_branch=None,
+        basis=basis,
+        full_basis=f"on a Jetson, a JetPack whose driver supports CUDA {cuda.major}.{cuda.minor}",
     )
 
 

@@ -3,15 +3,22 @@ built for data-centre ARM (PyTorch's aarch64 CUDA wheels are SBSA builds)."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
+from envcheck.driver_support import DriverLevel, machine_driver_verdict
 from envcheck.facts import Facts, GpuFacts
 from envcheck.install import Wish, render, resolve
-from envcheck.install.jetson import board, jetson_only, needs_nvidia_wheels
 from envcheck.install.reasons import Blocker
 from envcheck.probes.system import detect_jetson, l4t_release
+from envcheck.report.plan_text import render_plan
+from envcheck.tables import Tables, load_tables
+from envcheck.tables.load import builtin_dir
+from envcheck.tegra import board, jetson_only, needs_nvidia_wheels
 from envcheck.values import ComputeCapability
 from tests.fixtures import TABLES, report_of
 
@@ -294,3 +301,67 @@ def test_drv002_on_a_jetson_says_jetpack() -> None:
     facts.torch.installed, facts.torch.version, facts.torch.cuda = True, "2.13.0+cu128", "12.8"
     (drv002,) = [f for f in report_of(facts).findings if f.code == "DRV002"]
     assert "upgrade JetPack (L4T), which brings the driver" in (drv002.fix or ""), drv002.fix
+
+
+def thor(driver: str = "580.00", cuda: str | None = "13.0", l4t: str | None = "38.2.0") -> Facts:
+    """A Jetson AGX Thor as JetPack 7 reports it: driver 580.00 with CUDA 13.0
+    (vllm-project/vllm#34470: torch 2.10.0+cu130 runs there)."""
+    facts = with_gpu(arm_box("NVIDIA Jetson AGX Thor Developer Kit"), "NVIDIA Thor", "11.0")
+    facts.system.l4t = l4t
+    facts.python.version = "3.12.3"
+    facts.nvidia.driver_version, facts.nvidia.cuda_driver_version = driver, cuda
+    return facts
+
+
+@pytest.mark.parametrize("cuda", ["13.0", None])  # None: JetPack 7's CUDA 13.0 stands in
+def test_thors_driver_is_judged_by_the_cuda_it_supports_not_by_its_number(
+    cuda: str | None,
+) -> None:
+    """580.00 is below the desktop floor of CUDA 13.0 (580.65.06), yet it is the driver of
+    JetPack 7, which runs CUDA 13.0: the number of a Jetson's driver follows L4T."""
+    facts = thor(cuda=cuda)
+    verdict = machine_driver_verdict(facts, TABLES, Version("13.0"))
+    assert verdict.level is DriverLevel.FULL and "Jetson" in verdict.basis, verdict
+    assert verdict.full_from is None and verdict.minimum is None  # no desktop floor applies
+    plan = resolve(facts, TABLES, Wish(), "linux-aarch64")
+    assert plan.ok and str(plan.variant) == "cu130", plan
+    assert not any("580.65" in line for line in (*plan.reasons, *plan.notes)), plan
+    facts.torch.installed, facts.torch.version, facts.torch.cuda = True, "2.10.0+cu130", "13.0"
+    assert "DRV001" not in {f.code for f in report_of(facts).findings}
+
+
+def test_a_jetsons_driver_is_unknown_without_its_cuda_or_jetpack_and_old_for_a_newer_major() -> (
+    None
+):
+    unknown = machine_driver_verdict(thor(cuda=None, l4t=None), TABLES, Version("13.0"))
+    assert unknown.level is DriverLevel.UNKNOWN, unknown
+    assert "neither its driver's CUDA version nor its JetPack release" in unknown.basis
+    too_old = machine_driver_verdict(orin(), TABLES, Version("13.0"))  # JetPack 6: CUDA 12.6
+    assert too_old.level is DriverLevel.TOO_OLD, too_old
+
+
+def _tables_without(tmp_path: Path, field: str) -> Tables:
+    """The shipped tables with one kind of architecture list dropped from every release."""
+    for path in builtin_dir().glob("*.json"):
+        shutil.copy(path, tmp_path / path.name)
+    data = json.loads((tmp_path / "torch_releases.json").read_text())
+    for release in data["releases"]:
+        release[field] = {}
+    (tmp_path / "torch_releases.json").write_text(json.dumps(data))
+    return load_tables(tmp_path)
+
+
+def test_a_plan_with_no_known_kernels_in_any_candidate_is_never_a_fit(tmp_path: Path) -> None:
+    """Issue 26.1: when no candidate's architecture list is known, the first candidate is a
+    way out said as unverified, with its command; never the plan."""
+    tables = _tables_without(tmp_path, "arch_lists_aarch64")
+    plan = resolve(thor(), tables, Wish(), "linux-aarch64")
+    assert plan.ok is False and plan.blocker is Blocker.UNKNOWN, plan
+    assert plan.conflicts[0].startswith("no build is known to have kernels for the GPUs here")
+    assert "NVIDIA Thor (sm_110)" in plan.conflicts[0]
+    assert "may have them (not verified): pip install torch==" in plan.ways_out[0]
+    assert "envcheck smoke" in plan.ways_out[0]
+    text = render_plan(plan, None)
+    assert text.startswith("No torch is known to fit this machine"), text
+    # with the lists, the same machine has a plan known to fit
+    assert resolve(thor(), TABLES, Wish(), "linux-aarch64").ok

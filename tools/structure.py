@@ -65,6 +65,7 @@ LAYERS: List[Tuple[str, ...]] = [
     # questions asked of the tables
     (
         "envcheck.compat",
+        "envcheck.tegra",
         "envcheck.driver_support",
         "envcheck.pins",
         "envcheck.cuda_needs",

@@ -16,9 +16,9 @@ from ..compat import (
 )
 from ..facts import Facts
 from ..findings import Finding
-from ..install.jetson import board as jetson_board
 from ..rules import RULES
 from ..tables import Tables
+from ..tegra import board as jetson_board
 from ..values import ComputeCapability, Variant
 from ._util import has_amd_gpu, torch_variant, torch_version, what_fits
 from .jetson import JETPACK_WHEELS

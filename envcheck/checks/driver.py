@@ -13,10 +13,10 @@ from ..driver_support import (
 )
 from ..facts import Facts
 from ..findings import Finding
-from ..install.jetson import board as jetson_board
 from ..rules import RULES
 from ..tables import Tables
 from ..tables.model import parse_version
+from ..tegra import board as jetson_board
 from ._util import driver_text, has_nvidia_gpu, what_fits
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def _too_old(
         # on it, so the way to a newer driver is a newer JetPack.
         fix = (
             f"On a Jetson the driver comes with JetPack (L4T): upgrade JetPack to a "
-            f"release whose driver runs CUDA {cuda} ({need} or newer), or install a torch "
+            f"release whose driver runs CUDA {cuda}, or install a torch "
             f"build for the CUDA this JetPack ships"
             + (f" ({nv.cuda_driver_version} or older)" if nv.cuda_driver_version else "")
             + "."

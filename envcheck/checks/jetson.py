@@ -4,7 +4,7 @@ PyTorch's aarch64 CUDA wheels (PyPI, download.pytorch.org) are built for SBSA, s
 with the standard CUDA toolkit (Grace: GH200, GB200), not for JetPack's CUDA on Jetson
 (bitsandbytes-foundation/bitsandbytes#1941, rapidsai/cucim#527). NVIDIA publishes its own
 torch wheels per JetPack release (jetpack.json); which JetPack needs them and where they are
-is decided in one place, install.jetson, which the resolver reads too. From JetPack 7 (Thor)
+is decided in one place, envcheck.tegra, which the resolver reads too. From JetPack 7 (Thor)
 the CUDA 13 Arm toolkit is unified and no finding is needed.
 """
 
@@ -15,9 +15,9 @@ from typing import List
 from ..facts import Facts
 from ..findings import Finding
 from ..install.jetson import JETPACK_WHEELS as JETPACK_WHEELS  # checks.arch reads it here
-from ..install.jetson import jetpack, needs_nvidia_wheels
 from ..rules import RULES
 from ..tables import Tables
+from ..tegra import jetpack, needs_nvidia_wheels
 
 JETPACK_FIX = (
     "Install NVIDIA's torch wheel for this board's JetPack release (NVIDIA's 'PyTorch for "

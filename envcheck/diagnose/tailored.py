@@ -144,7 +144,7 @@ def _torch_builds_for_gpu(reading: Reading, tables: Tables, said: Said) -> Said:
     builds = _carrying(release, platform, reading, tables, cc) if release is not None else None
     if release is not None and builds:
         # the build the plan would choose among them (the driver's own CUDA, where known)
-        pick = preferred_cuda(reading.facts, tables, builds[::-1], None) or builds[-1]
+        pick = preferred_cuda(reading.facts, tables, builds[::-1], None).variant or builds[-1]
         return said[0], (
             f"torch {release.minor}'s {_variant_list(builds)} "
             f"build{'s carry' if len(builds) > 1 else ' carries'} kernels for {gpu}{where}: "

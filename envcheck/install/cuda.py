@@ -23,7 +23,7 @@ from ..facts import Facts
 from ..tables import Tables
 from ..tables.model import Release, parse_driver, parse_version
 from ..values import ComputeCapability, Platform, Variant
-from .reasons import Blocker, Unknown, Why
+from .reasons import Blocker, Unknown, UnknownKernels, Why
 from .releases import cuda_names
 
 
@@ -64,6 +64,7 @@ class CudaChoice(NamedTuple):
     variant: Optional[Variant]
     reasons: List[str]
     fits: List[Variant]
+    rule: str = ""  # why the variant among ``fits`` (preferred_cuda)
 
 
 def choose_cuda(
@@ -98,30 +99,56 @@ def choose_cuda(
             may_fit = may_fit or variant
         else:
             judged.append((variant, why))
-    chosen = preferred_cuda(facts, tables, fits, prefer) or may_fit
+    preference = preferred_cuda(facts, tables, fits, prefer)
+    chosen = preference.variant or may_fit
     order = {v: i for i, v in enumerate(variants)}
     last = order[chosen] if chosen is not None else len(variants)
     newer = [why for v, why in judged if order[v] < last]
-    return CudaChoice(chosen, newer, sorted(fits, reverse=True))
+    return CudaChoice(chosen, newer, sorted(fits, reverse=True), preference.rule)
+
+
+class Preference(NamedTuple):
+    """The CUDA build planned among those that fit, and the rule that chose it, in words."""
+
+    variant: Optional[Variant]
+    rule: str
+
+
+NEWEST = "the newest CUDA is preferred"
 
 
 def preferred_cuda(
     facts: Facts, tables: Tables, fits: Sequence[Variant], prefer: Optional[Variant]
-) -> Optional[Variant]:
+) -> Preference:
     """Among the CUDA builds that fit (newest first), the one to plan: the installed one; else
-    the newest of the driver's own CUDA major that it runs fully; else the newest, even if the
-    driver runs it only through minor-version compatibility (a newer major's build is never
-    given up for an older major's just to avoid that). The one place this rule is decided."""
+    the newest of the driver's own CUDA major that it runs fully; else the newest the tables
+    know it runs, even if only through minor-version compatibility (a newer major's build is
+    never given up for an older major's just to avoid that); else the newest. A build the
+    driver is not known to run (a Jetson's driver and a newer CUDA minor) never wins over
+    one it is. The one place this rule is decided and said."""
     if prefer in fits:
-        return prefer
+        return Preference(prefer, "the installed build is kept")
+    levels = {v: _verdict(facts, tables, v).level for v in fits}
     own = _drivers_cuda(facts, tables)
-    for variant in fits:
+    for n, variant in enumerate(fits):
         cuda = variant.cuda
         if own is None or cuda is None:
             break
-        if cuda.major == own.major and not runs_by_minor_compat(facts, tables, variant):
-            return variant
-    return fits[0] if fits else None
+        if cuda.major == own.major and levels[variant] is DriverLevel.FULL:
+            if n == 0:
+                return Preference(variant, NEWEST)
+            if any(levels[v] is DriverLevel.UNKNOWN for v in fits[:n]):
+                return Preference(
+                    variant, "the newest CUDA this driver is known to run is preferred"
+                )
+            return Preference(
+                variant,
+                "the newest CUDA this driver runs without minor-version compatibility is preferred",
+            )
+    known = [v for v in fits if levels[v] is not DriverLevel.UNKNOWN]
+    if known and known[0] != fits[0]:
+        return Preference(known[0], "the newest CUDA this driver is known to run is preferred")
+    return Preference(fits[0] if fits else None, NEWEST)
 
 
 def _drivers_cuda(facts: Facts, tables: Tables) -> Optional[Version]:
@@ -132,13 +159,6 @@ def _drivers_cuda(facts: Facts, tables: Tables) -> Optional[Version]:
         tables.cuda_for_driver_branch(driver.release[0]) if driver is not None else None
     )
     return parse_version(text or "")
-
-
-def runs_by_minor_compat(facts: Facts, tables: Tables, variant: Variant) -> bool:
-    """The driver runs ``variant`` only through minor-version compatibility (its CUDA is newer
-    than the driver's own): NVIDIA's limits apply (no JIT of newer PTX, APIs that need a newer
-    driver fail; DRV002), so a build the driver runs fully is preferred where one fits."""
-    return _verdict(facts, tables, variant).level is DriverLevel.MINOR
 
 
 _UNKNOWN = "the tables do not hold its architecture list"
@@ -192,7 +212,7 @@ def kernels(
     if arches is None:
         gpus = ", ".join(sorted({f"{n} ({sm_name(c)})" for n, c in caps}))
         return [
-            Unknown(
+            UnknownKernels(
                 f"kernels for {gpus} in torch {version or release.minor}+{variant}: "
                 "the tables do not hold this build's architecture list"
             )

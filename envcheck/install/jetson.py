@@ -7,85 +7,26 @@ per JetPack release (jetpack.json): a pip index for JetPack 6.1 and newer, one w
 for older ones. From JetPack 7 (Thor, and Orin on 7.2) the CUDA 13 Arm toolkit is unified,
 so PyTorch's own aarch64 wheels are judged by their architecture lists like any other build.
 
-A board is a Jetson when the system says so (its device tree or L4T release, probes.system)
-or when one of its GPUs is one: a name the GPU table files under the Jetson segment, or a
-compute capability that only Jetson GPUs have in that table (5.3, 6.2, 7.2, 8.7, 11.0). The
-second matters where the first is not visible: a container without /etc/nv_tegra_release, a
-report pasted into ``diagnose``, a machine simulated with ENVCHECK_GPUS. Without it a Jetson
-Orin got a data-centre aarch64 wheel whose architecture list was not even known."""
+Whether a machine is a Jetson, and which JetPack it runs, is asked of envcheck.tegra (the
+driver verdict needs it too); this module makes the plan from it."""
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Optional, Tuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from ..facts import Facts, GpuFacts
+from ..facts import Facts
 from ..tables import Tables
-from ..tables.jetpack_records import JetPack, jetpack_for
-from ..values import ComputeCapability
+from ..tables.jetpack_records import JetPack
+from ..tegra import jetpack, jetson_gpus, needs_nvidia_wheels
 from .draft import Draft
 from .guards import CPU_WAY_OUT
 from .plan import InstallPlan, OtherIndex, Package
 from .reasons import Blocker
 
 JETPACK_WHEELS = "https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048"
-
-
-def jetson_only(tables: Tables) -> FrozenSet[ComputeCapability]:
-    """Compute capabilities that the GPU table gives to Jetson boards and to nothing else."""
-    segments: Dict[ComputeCapability, Set[str]] = {}
-    for gpu in tables.gpus:
-        if gpu.capability is not None:
-            segments.setdefault(gpu.capability, set()).add(gpu.segment)
-    return frozenset(cc for cc, seen in segments.items() if seen == {"Jetson"})
-
-
-def _jetson_gpus(facts: Facts, tables: Tables) -> List[GpuFacts]:
-    """This machine's GPUs that are Jetson GPUs: named so by the GPU table, or of a
-    capability only Jetsons have."""
-    only = jetson_only(tables) if facts.nvidia.gpus else frozenset()
-    return [
-        g
-        for g in facts.nvidia.gpus
-        if (g.name and tables.gpu_segment(g.name) == "Jetson") or g.compute_capability in only
-    ]
-
-
-def board(facts: Facts, tables: Tables) -> Optional[str]:
-    """What makes this machine a Jetson, in words ("NVIDIA Jetson AGX Orin Developer Kit",
-    "Orin, sm_87: a Jetson GPU"); None when nothing does."""
-    if facts.system.jetson:
-        return facts.system.jetson
-    gpus = _jetson_gpus(facts, tables)
-    if not gpus:
-        return None
-    cc = gpus[0].compute_capability
-    return f"{gpus[0].name or 'a GPU'}{f', {cc.sm}' if cc else ''}: a Jetson GPU"
-
-
-def jetpack(facts: Facts, tables: Tables) -> Optional[JetPack]:
-    """The JetPack release this board runs, from its L4T release; None when not known."""
-    return jetpack_for(tables.jetpacks, facts.system.l4t)
-
-
-def needs_nvidia_wheels(facts: Facts, tables: Tables) -> Optional[str]:
-    """The board, when this is a Jetson whose GPU runs JetPack's own CUDA (PyTorch's wheels
-    are not for it); None on any other machine and on a Jetson of the unified CUDA 13 Arm
-    toolkit (JetPack 7: Thor). With the L4T release unknown, a GPU that only SBSA JetPacks
-    run (Thor's) says SBSA; any other Jetson GPU is taken to run JetPack's CUDA."""
-    found = board(facts, tables)
-    if not found:
-        return None
-    release = jetpack(facts, tables)
-    if release is not None:
-        return None if release.sbsa else found
-    gpus = [g.compute_capability for g in _jetson_gpus(facts, tables)]
-    runs_on = [j for j in tables.jetpacks if any(g in j.gpus for g in gpus)]
-    if gpus and runs_on and all(j.sbsa for j in runs_on):
-        return None
-    return found
 
 
 def no_command(board: str) -> str:
@@ -191,7 +132,7 @@ def _no_index(
     elif wheel is not None:
         which = f"torch {wheel.torch}" if wheel.torch else "its wheels"
         plan.ways_out.append(f"NVIDIA's {which} for Python {wheel.python}: {wheel.where}")
-    gpus = [g.compute_capability for g in _jetson_gpus(facts, tables)]
+    gpus = [g.compute_capability for g in jetson_gpus(facts, tables)]
     newer = [j for j in tables.jetpacks if j.index and any(g in j.gpus for g in gpus)]
     if newer and newer[-1].l4t_min > release.l4t_min:
         plan.ways_out.append(

@@ -34,6 +34,11 @@ class Unknown(str):
     """A reason that is a fact the tables do not hold: the plan is not verified on it."""
 
 
+class UnknownKernels(Unknown):
+    """The unknown that matters most: whether a build has kernels for the GPUs here (the
+    tables lack its architecture or gfx list). A plan resting on it is never a fit."""
+
+
 class Why(str):
     """A reason a build does not fit, carrying its blocker."""
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, List, Optional, Set, Tuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from ..tables.model import Release
+from ..tables.model import Release, RowConfidence
 from ..values import Platform, Variant
 
 if TYPE_CHECKING:
@@ -118,7 +118,28 @@ def platform_unknowns(
         )
     if key == "windows-x86_64" and variant.is_xpu and release.windows_xpu is None:
         out.append(f"an XPU build of torch {release.minor} for Windows: not known to the tables")
-    return out
+    return out + row_unknowns(release, variant)
+
+
+def row_unknowns(release: Release, variant: Variant) -> List[str]:
+    """What a row read from less than its release's own matrix leaves open (the row's
+    confidence): a nightly row, the release itself; a row read from its wheels, a CUDA
+    build inferred from nightlies rather than seen among them (the default one is)."""
+    read = f"as read on {release.source_date}" if release.source_date else "date not recorded"
+    if release.confidence is RowConfidence.NIGHTLY:
+        return [
+            f"torch {release.minor} as released: the tables hold it from nightly builds only "
+            f"({read})"
+        ]
+    inferred = "variants.cuda" in release.provenance.inferred
+    seen = variant in release.default_variant.values()
+    if release.confidence is RowConfidence.WHEEL and variant.is_cuda and inferred and not seen:
+        return [
+            f"a {variant} build of torch {release.minor}: the tables read this release from its "
+            f"released wheels ({read}), not from its build matrix, and infer {variant} from "
+            "the nightlies before it"
+        ]
+    return []
 
 
 def default_index(version: Version, variant: Variant, platform: Platform, tables: Tables) -> bool:

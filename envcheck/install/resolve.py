@@ -27,18 +27,18 @@ from ..compat import has_amd_gpu, has_nvidia_gpu, platform_of
 from ..facts import Facts
 from ..tables import Tables
 from ..tables.model import Release, parse_version
+from ..tegra import needs_nvidia_wheels
 from ..values import Platform, Variant
 from .changes import add_changes, ptx_notes
 from .companions import add_companions, add_triton, pin_local_labels
 from .conda import conda_channel, conda_plan, conda_version
 from .draft import Draft
-from .guards import Situation, first_stop
-from .jetson import needs_nvidia_wheels
+from .guards import CPU_WAY_OUT, Situation, first_stop
 from .jetson import plan_for as jetson_plan
 from .keep import binding, kept_constraints, narrowed, said
 from .no_wheel import python_conflict, unpublished_variant
 from .plan import InstallPlan, Package, Planned
-from .reasons import Blocker, Unknown, has_unknown
+from .reasons import Blocker, Unknown, UnknownKernels, has_unknown
 from .releases import (
     default_index,
     matching_versions,
@@ -125,9 +125,12 @@ def _resolve(
     # to fit, the first that may fit is planned, and what is not known is said.
     known = [p for p in picks if not has_unknown(p.why)]
     chosen = next(iter(known or picks), None)
-    if chosen is not None:
-        return _planned(plan, facts, tables, chosen, picks, skipped, hidden, near)
-    return no_fit(plan, facts, tables, target, pyv, gpu, matching, usable, near)
+    if chosen is None:
+        return no_fit(plan, facts, tables, target, pyv, gpu, matching, usable, near)
+    candidate = _planned(plan, facts, tables, chosen, picks, skipped, hidden, near)
+    if known or not all(_kernels_unknown(p) for p in picks):
+        return candidate
+    return _not_known_to_fit(plan, candidate)
 
 
 class Pick(NamedTuple):
@@ -228,6 +231,31 @@ def _planned(
     add_changes(plan, facts, tables, release, version, variant)
     _passed_over_note(plan, near)
     return plan.planned()
+
+
+def _kernels_unknown(pick: Pick) -> bool:
+    return any(isinstance(w, UnknownKernels) for w in pick.why)
+
+
+def _not_known_to_fit(plan: Draft, candidate: Planned) -> InstallPlan:
+    """No candidate is known to carry kernels for the GPUs here (the tables lack every
+    one's architecture list): never printed as a fit. The first candidate is a way out,
+    said as unverified, with its command and how to prove it."""
+    from .render import render
+
+    unknown = next(w for w in plan.unverified if w.startswith("kernels for "))
+    listed = "gfx list" if candidate.variant.is_rocm else "architecture list"
+    plan.conflicts.append(f"no build is known to have kernels for the GPUs here: {unknown}")
+    plan.unverified = [w for w in plan.unverified if w != unknown]
+    plan.ways_out.extend(
+        (
+            f"torch {candidate.installs} may have them (not verified): "
+            f"{render(candidate, 'pip')}; `envcheck smoke` then proves it or not",
+            f"envcheck tables update: newer tables may hold its {listed}",
+            CPU_WAY_OUT,
+        )
+    )
+    return plan.no_plan(Blocker.UNKNOWN)
 
 
 def _passed_over_note(plan: Draft, near: Optional[Version]) -> None:

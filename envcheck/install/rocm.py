@@ -11,7 +11,7 @@ from ..compat import has_amd_gpu, runtime_gfx_targets, torch_variant, torch_vers
 from ..facts import Facts
 from ..tables.model import Release
 from ..values import Platform, Variant
-from .reasons import Blocker, Unknown, Why
+from .reasons import Blocker, Unknown, UnknownKernels, Why
 
 # (the variant, the reasons) or (None, why not): what every variant choice answers.
 Choice = Tuple[Optional[Variant], Union[str, List[str]]]
@@ -40,8 +40,14 @@ def rocm_variant(facts: Facts, release: Release, version: Version, platform: Pla
         elif kernels:
             may_fit = may_fit or variant
         else:
+            inferred = (
+                " (its gfx list inferred from PyTorch's build scripts)"
+                if {"gfx_lists", f"gfx_lists.{variant}"} & set(release.provenance.inferred)
+                else ""
+            )
             return variant, [
-                f"AMD GPU ({shown}) -> {variant}, whose gfx list has it: torch {version}+{variant}"
+                f"AMD GPU ({shown}) -> {variant}, whose gfx list has it{inferred}: "
+                f"torch {version}+{variant}"
             ] + [f"skipped {r}" for r in reasons]
     if may_fit is None:
         return None, Why("; ".join(reasons), Blocker.KERNELS)
@@ -88,7 +94,7 @@ def rocm_kernels(
         return [Unknown("the gfx target of the AMD GPU here: not read")]
     if targets is None:
         return [
-            Unknown(
+            UnknownKernels(
                 f"kernels for {', '.join(gfx)} in torch {version or release.minor}+{variant}: "
                 "the tables do not hold this build's gfx list"
             )

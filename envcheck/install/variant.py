@@ -20,7 +20,6 @@ from .cuda import (
     driver_unknown,
     how_driver_runs,
     kernels,
-    runs_by_minor_compat,
 )
 from .reasons import Blocker, Why, blocker_of
 from .releases import variants_of
@@ -127,7 +126,9 @@ def _auto_cuda(
     """The CUDA build for an NVIDIA GPU: the installed one first with --keep."""
     prefer = torch_variant(facts) if wish.near else None
     cuda = [v for v in offered if v.is_cuda]
-    variant, reasons, fits = choose_cuda(facts, tables, release, platform, prefer, version, cuda)
+    variant, reasons, fits, rule = choose_cuda(
+        facts, tables, release, platform, prefer, version, cuda
+    )
     skipped = [f"skipped {r}" for r in reasons]
     if variant is None:
         kinds = {blocker_of(r) for r in reasons}
@@ -159,12 +160,5 @@ def _auto_cuda(
     ]
     others = [v for v in fits if v != variant]
     if others:
-        rule = (
-            "the installed build is kept"
-            if kept
-            else "the newest CUDA is preferred"
-            if variant == fits[0] or runs_by_minor_compat(facts, tables, variant)
-            else "the newest CUDA this driver runs without minor-version compatibility is preferred"
-        )
         reasons_.append(f"{', '.join(map(str, others))} would fit too; {rule}")
     return variant, reasons_ + skipped

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional
 
+from ..install.reasons import Blocker
 from .wrap import command_lines, command_width, terminal_width, wrap
 
 if TYPE_CHECKING:
@@ -23,7 +24,8 @@ def render_plan(plan: InstallPlan, command: Optional[str], latest: Optional[str]
     out: List[str] = []
     if not plan.ok:
         # The machine, not only the Python: the conflict may be the driver or the board.
-        out += wrap(f"No torch fits this machine ({where}):", width, rest="  ")
+        fits = "is known to fit" if plan.blocker is Blocker.UNKNOWN else "fits"
+        out += wrap(f"No torch {fits} this machine ({where}):", width, rest="  ")
         out += [x for c in plan.conflicts for x in wrap(c, width, first="  - ")]
         if plan.ways_out:
             out.append("Ways out:")

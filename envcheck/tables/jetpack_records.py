@@ -1,6 +1,6 @@
 """What the tables know of NVIDIA Jetson's JetPack releases (jetpack.json): the L4T releases
 each covers, the CUDA and Python it ships, and where NVIDIA's torch wheels for it are. Read
-by tables.read_jetpack; asked by install.jetson."""
+by tables.read_jetpack; asked by envcheck.tegra and install.jetson."""
 
 from __future__ import annotations
 
