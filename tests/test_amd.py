@@ -8,7 +8,9 @@ import pytest
 
 from envcheck.facts import AmdFacts, AmdGpuFacts, Facts
 from envcheck.install import Wish, render, resolve
+from envcheck.install.reasons import Blocker
 from envcheck.probes.amd import gfx_name, probe_amd
+from envcheck.tables import load_tables
 from envcheck.values import ComputeCapability, parse_gpu_arch
 from tests.fixtures import TABLES, report_of
 
@@ -71,23 +73,34 @@ def test_install_picks_a_rocm_build_known_to_carry_the_gpu() -> None:
     )
 
 
-def test_install_for_a_gpu_no_known_list_has_is_unverified() -> None:
+def test_install_for_a_gpu_no_known_list_has_is_never_a_fit() -> None:
+    """Issue 26.1: with no candidate known to carry the GPU's kernels, the newest that may is
+    a way out said as unverified, never the plan."""
     facts = amd_box()
-    facts.amd.gpus[0].gfx = "gfx1103"  # Radeon 780M: in no gfx list the tables know
+    facts.amd.gpus[0].gfx = "gfx1103"  # Radeon 780M: in no gfx list these tables know
     plan = resolve(facts, TABLES, Wish(), "linux-x86_64")
-    assert (plan.ok, plan.torch, plan.variant) == (True, "2.14.1", "rocm7.14")
-    assert list(plan.unverified) == [
-        "kernels for gfx1103 in torch 2.14.1+rocm7.14: the tables do not hold this build's gfx list"
-    ]
+    assert plan.ok is False and plan.blocker is Blocker.UNKNOWN, plan
+    assert plan.conflicts == (
+        "no build is known to have kernels for the GPUs here: kernels for gfx1103 in torch "
+        "2.14.1+rocm7.14: the tables do not hold this build's gfx list",
+    )
+    assert plan.ways_out[0].startswith(
+        "torch 2.14.1+rocm7.14 may have them (not verified): pip install torch==2.14.1 "
+        "--index-url https://download.pytorch.org/whl/rocm7.14"
+    ), plan.ways_out
 
 
 def test_install_skips_a_rocm_build_whose_list_lacks_the_gpu() -> None:
     facts = amd_box()
     facts.amd.gpus[0].gfx = "gfx1201"  # RX 9070: in 2.7's lists, not in 2.5's
     plan = resolve(facts, TABLES, Wish(torch="2.5"), "linux-x86_64")
-    # rocm6.2 is known without gfx1201; rocm6.1's list is not known: planned, said unverified
-    assert (plan.ok, plan.variant) == (True, "rocm6.1")
-    assert plan.unverified and "gfx1201 in torch 2.5.1+rocm6.1" in plan.unverified[0]
+    # rocm6.2 is known without gfx1201; rocm6.1's list is not in these tables: a way out
+    # said unverified, never the plan
+    assert plan.ok is False and plan.blocker is Blocker.UNKNOWN, plan
+    assert "gfx1201 in torch 2.5.1+rocm6.1" in plan.conflicts[0], plan.conflicts
+    assert "may hold its gfx list" in plan.ways_out[1], plan.ways_out
+    shipped = resolve(facts, load_tables(), Wish(torch="2.5"), "linux-x86_64")
+    assert shipped.ok is False and shipped.blocker is Blocker.KERNELS, shipped  # both known
     plan = resolve(facts, TABLES, Wish(torch="2.5", variant="rocm6.2"), "linux-x86_64")
     assert plan.ok is False
     assert "rocm6.2: no kernels for gfx1201" in plan.conflicts[0]
@@ -207,16 +220,15 @@ def test_the_tables_know_a_capability_from_a_gpu_model_or_an_sm_rule() -> None:
 
 
 def test_mi300x_gets_the_newest_release_whose_rocm_build_carries_gfx942() -> None:
-    """Issue 26.3: with 2.12's ROCm lists known, an MI300X is no longer sent back to 2.11;
-    2.13 and 2.14 stay unknown (their lists are not read), so they are not claimed."""
-    from envcheck.tables import load_tables
-
+    """Issue 26.3: with the ROCm lists of 2.12-2.14 known (2.14's rocm7.2 list inferred from
+    the build script's history, said so), an MI300X gets 2.14, not 2.11 or 2.12."""
     facts = Facts.from_json((PROFILES / "docker-small-shm.json").read_text())
     facts.nvidia.gpus = []
     facts.amd = AmdFacts(gpus=[AmdGpuFacts(index=0, gfx="gfx942")])
     plan = resolve(facts, load_tables(), Wish(), "linux-x86_64")
-    assert plan.ok and plan.torch and plan.torch.startswith("2.12."), plan
+    assert plan.ok and plan.torch and plan.torch.startswith("2.14."), plan
     assert str(plan.variant) == "rocm7.2" and not plan.unverified, plan
+    assert "its gfx list inferred from PyTorch's build scripts" in plan.reasons[0], plan.reasons
 
 
 def test_an_amd_gpu_is_a_gpu_for_a_memory_or_capability_floor() -> None:

@@ -35,6 +35,7 @@ from .uv_backends import UvBackends as UvBackends
 from .versions import PLATFORMS as PLATFORMS
 from .versions import DriverVersion as DriverVersion
 from .versions import Provenance as Provenance
+from .versions import RowConfidence as RowConfidence
 from .versions import capability_key as capability_key
 from .versions import minor_of as minor_of
 from .versions import parse_driver as parse_driver
@@ -83,6 +84,8 @@ class Release:
     companions_by_variant: Mapping[Variant, Mapping[str, Mapping[str, Optional[str]]]] = field(
         default_factory=dict
     )
+    confidence: RowConfidence = RowConfidence.RELEASE  # what the row was read from
+    source_date: Optional[str] = None  # when its newest source was read (YYYY-MM-DD)
 
     @property
     def newest(self) -> Version:
@@ -126,9 +129,8 @@ class Release:
     def arch_list(
         self, variant: Variant, machine: str = "x86_64", windows: bool = False
     ) -> Optional[Tuple[str, ...]]:
-        """The architectures a build carries, or None where the tables do not know them.
-        Windows builds have their own lists (sm_61 added, PTX of the oldest arch): a Linux list
-        never stands in for one."""
+        """The architectures a build carries (None: not known); Windows and aarch64 builds
+        have their own lists, for which a Linux x86_64 list never stands in."""
         return getattr(self, _arch_field(machine, windows)).get(variant)  # type: ignore[no-any-return]
 
     def arch_list_inferred(self, variant: Variant, machine: str, windows: bool) -> bool:

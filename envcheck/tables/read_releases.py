@@ -3,6 +3,7 @@ lists and companions, per platform where they differ."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -13,6 +14,7 @@ from ..values import Arch, Variant
 from .model import (
     PLATFORMS,
     Release,
+    RowConfidence,
 )
 from .reader import MINOR, Reader, TableError, plain_gfx, variant, variants
 
@@ -39,6 +41,8 @@ _RELEASE_FIELDS = [
     "arch_lists_windows",
     "pip_index",
     "companions_by_variant",
+    "confidence",
+    "source_date",
 ]
 
 
@@ -143,7 +147,26 @@ def _release(r: Reader, raw: Any, where: str) -> Release:
             r, raw, where, version_texts, [*(cuda or ()), *(rocm or ())]
         ),
         **per_platform,
+        **_confidence(r, raw, where),
     )
+
+
+def _confidence(r: Reader, raw: Any, where: str) -> Dict[str, Any]:
+    """What the row was read from and when (absent: a row of the release itself, as every
+    table before these fields was)."""
+    text = r.get(raw, "confidence", where, str, optional=True) or "release"
+    try:
+        confidence = RowConfidence(text)
+    except ValueError:
+        allowed = ", ".join(c.value for c in RowConfidence)
+        raise r.fail(f"{where}.confidence", f"{text!r} is not one of {allowed}") from None
+    day = r.get(raw, "source_date", where, str, optional=True)
+    if day is not None:
+        try:
+            datetime.date.fromisoformat(day)
+        except ValueError:
+            raise r.fail(f"{where}.source_date", f"{day!r} is not YYYY-MM-DD") from None
+    return {"confidence": confidence, "source_date": day}
 
 
 def _xpu_cpu(r: Reader, var: Dict[str, Any], where: str) -> Tuple[Optional[bool], bool]:

@@ -3,6 +3,7 @@ each record comes from."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import field
 from typing import Mapping, Optional, Tuple
 
@@ -64,3 +65,16 @@ class Provenance:
     sources: Tuple[str, ...]
     inferred: Tuple[str, ...] = ()
     notes: Mapping[str, str] = field(default_factory=dict)
+
+
+class RowConfidence(str, enum.Enum):
+    """What a release row of the tables was read from: the release's own build matrix and
+    notes, only its released wheels (their metadata), or only nightlies of its time (a
+    release not confirmed). A plan never takes a row of less than ``release`` as one."""
+
+    RELEASE = "release"
+    WHEEL = "wheel"
+    NIGHTLY = "nightly"
+
+    def __str__(self) -> str:
+        return self.value
