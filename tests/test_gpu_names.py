@@ -55,7 +55,23 @@ def test_share_of_real_names_resolved() -> None:
     wrong = [w for w in wrong if w[1] != w[2]]
     share = 1 - len(wrong) / len(REAL)
     print(f"\n{len(REAL) - len(wrong)}/{len(REAL)} real GPU names resolved ({share:.1%})")
+    for vendor, rows in (
+        ("NVIDIA", [r for r in REAL if not r.expected.startswith("gfx")]),
+        ("AMD", [r for r in REAL if r.expected.startswith("gfx")]),
+    ):
+        right = sum(1 for r in rows if resolve(r.name, r.expected) == r.expected)
+        print(f"  {vendor}: {right}/{len(rows)} ({right / len(rows):.1%})")
     assert share >= SHARE, wrong
+
+
+def test_a_name_is_looked_up_among_its_own_vendors_gpus() -> None:
+    """Both vendors' "840M" read "840m" once their words are dropped: the vendor the name
+    says picks the table, and a bare "840M" that could be either is not guessed."""
+    assert TABLES.gfx_of("AMD Radeon 840M Graphics") == "gfx1152"
+    assert TABLES.capability_of("AMD Radeon 840M Graphics") is None
+    assert str(TABLES.capability_of("NVIDIA GeForce 840M")) == "5.0"
+    assert TABLES.gfx_of("NVIDIA GeForce 840M") is None
+    assert TABLES.capability_of("840M") is None and TABLES.gfx_of("840M") is None
 
 
 @pytest.mark.parametrize("row", REAL, ids=[r.name for r in REAL])

@@ -113,24 +113,44 @@ def normalise_gpu(name: str) -> str:
     return " ".join(w for w in text.split() if w not in _GPU_NOISE)
 
 
-def gpu_index(gpus: Tuple[GpuModel, ...]) -> Dict[Tuple[str, ...], GpuModel]:
-    """Each table name's words (normalised) -> the first GPU of the table with that name:
-    what :func:`lookup_gpu` looks names up in, made once for the table."""
-    index: Dict[Tuple[str, ...], GpuModel] = {}
+# Words that say which vendor a name is of: the table's AMD and NVIDIA names are indexed
+# apart, so "AMD Radeon 840M Graphics" never reads as the GeForce 840M (both are "840m"
+# once the vendors' words are dropped).
+_AMD_WORDS = frozenset({"amd", "ati", "radeon", "instinct", "firepro"})
+_NVIDIA_WORDS = frozenset({"nvidia", "geforce", "tesla", "quadro", "titan", "grid"})
+_VENDORS = ("nvidia", "amd")
+GpuKey = Tuple[str, Tuple[str, ...]]  # (vendor, the name's normalised words)
+
+
+def vendor_of(name: str) -> Optional[str]:
+    """ "amd" or "nvidia" when the name's words say so (one of them only), else None."""
+    words = set(re.sub(r"[^a-z0-9]+", " ", name.lower()).split())
+    amd, nvidia = bool(words & _AMD_WORDS), bool(words & _NVIDIA_WORDS)
+    return None if amd == nvidia else "amd" if amd else "nvidia"
+
+
+def gpu_index(gpus: Tuple[GpuModel, ...]) -> Dict[GpuKey, GpuModel]:
+    """Each table name's vendor and words (normalised) -> the first GPU of the table with
+    that name: what :func:`lookup_gpu` looks names up in, made once for the table."""
+    index: Dict[GpuKey, GpuModel] = {}
     for gpu in gpus:
         words = tuple(normalise_gpu(gpu.name).split())
         if words:
-            index.setdefault(words, gpu)
+            index.setdefault(("amd" if gpu.gfx else "nvidia", words), gpu)
     return index
 
 
-def lookup_gpu(index: Mapping[Tuple[str, ...], GpuModel], wanted_text: str) -> Optional[GpuModel]:
-    """The longest table name whose words begin ``wanted_text`` (normalised), or None: the
-    name's first words looked up, the most first."""
+def lookup_gpu(index: Mapping[GpuKey, GpuModel], name: str) -> Optional[GpuModel]:
+    """The longest table name whose words begin ``name``'s (normalised), among the GPUs of
+    the vendor the name says, or of either vendor when it says none; None when no name
+    matches, or when both vendors' names match equally (never a guess)."""
+    vendor = vendor_of(name)
+    vendors = (vendor,) if vendor else _VENDORS
+    wanted_text = normalise_gpu(name)
     wanted = tuple(wanted_text.split())
     for length in range(len(wanted), 0, -1):
-        found = index.get(wanted[:length])
-        if found is not None:
-            return found
+        found = [m for m in (index.get((v, wanted[:length])) for v in vendors) if m is not None]
+        if found:
+            return found[0] if len(found) == 1 else None
     board = _VGPU.match(wanted_text)  # "h100xm 80c": the board is an H100
-    return index.get((board.group(1),)) if board else None
+    return index.get(("nvidia", (board.group(1),))) if board and vendor != "amd" else None

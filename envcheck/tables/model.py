@@ -21,9 +21,9 @@ from .._record import record
 from ..values import ComputeCapability, Variant
 from .gpu_records import Family as Family
 from .gpu_records import FirstDriver as FirstDriver
+from .gpu_records import GpuKey, gpu_index, lookup_gpu, sass_fallback_rule
 from .gpu_records import GpuModel as GpuModel
 from .gpu_records import SassRule as SassRule
-from .gpu_records import gpu_index, lookup_gpu, normalise_gpu, sass_fallback_rule
 from .jetpack_records import JetPack as JetPack
 from .message_records import MessageCase as MessageCase
 from .message_records import MessageCatalogue as MessageCatalogue
@@ -473,7 +473,7 @@ class Tables:
         return model.gfx if model else None
 
     @functools.cached_property
-    def _gpus_by_name(self) -> Dict[Tuple[str, ...], GpuModel]:
+    def _gpus_by_name(self) -> Dict[GpuKey, GpuModel]:
         """The GPU table by the words of each name, made at the first lookup (a lookup
         then asks a few keys instead of comparing every name of the table)."""
         return gpu_index(self.gpus)
@@ -484,14 +484,14 @@ class Tables:
         alternative names GPUs of one kind."""
         brackets = re.findall(r"\[([^\[\]]+)\]", gpu_name)
         if not brackets:
-            return lookup_gpu(self._gpus_by_name, normalise_gpu(gpu_name))
+            return lookup_gpu(self._gpus_by_name, gpu_name)
         inside = brackets[-1]
         first, *rest = (alt.strip() for alt in inside.split("/"))
         stem = re.match(r"^\D*?(?=\s*\w*\d)", first)  # "Radeon RX " before "7900 XT"
         names = [first] + [
             (stem.group(0) + " " + alt) if stem and alt[:1].isdigit() else alt for alt in rest
         ]
-        found = [m for m in (lookup_gpu(self._gpus_by_name, normalise_gpu(n)) for n in names) if m]
+        found = [m for m in (lookup_gpu(self._gpus_by_name, n) for n in names) if m]
         kinds = {(m.capability, m.gfx) for m in found}  # pci.ids names one device's products
         return found[0] if len(kinds) == 1 else None
 
