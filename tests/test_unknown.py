@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from envcheck.facts import Facts, GpuFacts, TorchFacts
 from envcheck.install import Wish, resolve
+from envcheck.install.reasons import Blocker
 from envcheck.values import ComputeCapability, Severity, Variant
 from tests.fixtures import TABLES, finding, profile, report_of
 
@@ -47,13 +48,14 @@ def test_the_fixture_tables_lack_the_lists_these_tests_need() -> None:
 def test_a_missing_arch_list_is_not_coverage() -> None:
     """The issue's case: no 2.5 build has sm_120 kernels, and nothing said it had."""
     plan = resolve(_box(RTX5090), TABLES, Wish(torch="2.5"), "linux-x86_64")
-    assert plan.ok and plan.torch == "2.5.1"
-    assert not any("covered by" in r for r in plan.reasons)
-    assert list(plan.unverified) == [
-        "kernels for NVIDIA GeForce RTX 5090 (sm_120) in torch 2.5.1+cu124: "
-        "the tables do not hold this build's architecture list"
-    ]
-    assert plan.to_dict()["unverified"] == list(plan.unverified)
+    assert plan.ok is False and plan.blocker is Blocker.UNKNOWN, plan  # never a fit
+    assert not any("covered by" in r for r in (*plan.conflicts, *plan.ways_out))
+    assert plan.conflicts == (
+        "no build is known to have kernels for the GPUs here: kernels for NVIDIA GeForce RTX "
+        "5090 (sm_120) in torch 2.5.1+cu124: the tables do not hold this build's architecture "
+        "list",
+    )
+    assert plan.to_dict()["ways_out"][0].startswith("torch 2.5.1+cu124 may have them")
 
 
 def test_a_build_known_to_fit_comes_before_one_that_may() -> None:

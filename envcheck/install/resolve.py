@@ -128,8 +128,8 @@ def _resolve(
     if chosen is None:
         return no_fit(plan, facts, tables, target, pyv, gpu, matching, usable, near)
     candidate = _planned(plan, facts, tables, chosen, picks, skipped, hidden, near)
-    if known or not all(_kernels_unknown(p) for p in picks):
-        return candidate
+    if known or wish.asked_variant is not None or not all(_kernels_unknown(p) for p in picks):
+        return candidate  # a build the user named is planned as asked, its unknowns said
     return _not_known_to_fit(plan, candidate)
 
 
@@ -238,8 +238,8 @@ def _kernels_unknown(pick: Pick) -> bool:
 
 
 def _not_known_to_fit(plan: Draft, candidate: Planned) -> InstallPlan:
-    """No candidate is known to carry kernels for the GPUs here (the tables lack every
-    one's architecture list): never printed as a fit. The first candidate is a way out,
+    """No candidate envcheck chose is known to carry kernels for the GPUs here (the tables
+    lack every one's architecture list): never printed as a fit. The first candidate is a way out,
     said as unverified, with its command and how to prove it."""
     from .render import render
 

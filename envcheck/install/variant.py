@@ -21,8 +21,8 @@ from .cuda import (
     how_driver_runs,
     kernels,
 )
-from .reasons import Blocker, Why, blocker_of
-from .releases import variants_of
+from .reasons import Blocker, Unknown, Why, blocker_of
+from .releases import cuda_names, variants_of
 from .rocm import Choice, rocm_kernels, rocm_variant
 from .wish import Wish
 
@@ -85,6 +85,8 @@ def _pick_offered(
         return rocm_variant(facts, release, version, platform)
     if not gpu:
         return Variant("cpu"), ["no NVIDIA GPU here, so the CPU build"]
+    if cuda_names(release, platform) is None:  # not known, which is not "none fits"
+        return None, Unknown(f"CUDA builds of torch {release.minor} for {platform}: not known")
     return _auto_cuda(facts, tables, release, version, wish, platform, offered)
 
 
