@@ -12,7 +12,7 @@ from typing import List, Tuple
 
 import pytest
 
-from envcheck.facts import Facts, GpuFacts
+from envcheck.facts import AmdFacts, AmdGpuFacts, Facts, GpuFacts
 from envcheck.install import Wish, resolve
 from envcheck.tables import TableError, load_tables
 from envcheck.tables.load import builtin_dir
@@ -72,8 +72,6 @@ def test_a_build_without_a_list_or_a_reason_fails_the_check(tmp_path: Path) -> N
 def test_mi300x_gets_the_newest_torch_whose_rocm_build_carries_gfx942() -> None:
     facts = Facts()
     facts.system.os, facts.system.machine, facts.python.version = "Linux", "x86_64", "3.12.3"
-    from envcheck.facts import AmdFacts, AmdGpuFacts
-
     facts.amd = AmdFacts(gpus=[AmdGpuFacts(index=0, gfx="gfx942")])
     plan = resolve(facts, TABLES, Wish(), "linux-x86_64")
     newest = [

@@ -115,6 +115,7 @@ class Preference(NamedTuple):
 
 
 NEWEST = "the newest CUDA is preferred"
+KNOWN_TO_RUN = "the newest CUDA this driver is known to run is preferred"
 
 
 def preferred_cuda(
@@ -138,16 +139,14 @@ def preferred_cuda(
             if n == 0:
                 return Preference(variant, NEWEST)
             if any(levels[v] is DriverLevel.UNKNOWN for v in fits[:n]):
-                return Preference(
-                    variant, "the newest CUDA this driver is known to run is preferred"
-                )
+                return Preference(variant, KNOWN_TO_RUN)
             return Preference(
                 variant,
                 "the newest CUDA this driver runs without minor-version compatibility is preferred",
             )
     known = [v for v in fits if levels[v] is not DriverLevel.UNKNOWN]
     if known and known[0] != fits[0]:
-        return Preference(known[0], "the newest CUDA this driver is known to run is preferred")
+        return Preference(known[0], KNOWN_TO_RUN)
     return Preference(fits[0] if fits else None, NEWEST)
 
 

@@ -130,7 +130,7 @@ def _resolve(
     candidate = _planned(plan, facts, tables, chosen, picks, skipped, hidden, near)
     if known or wish.asked_variant is not None or not all(_kernels_unknown(p) for p in picks):
         return candidate  # a build the user named is planned as asked, its unknowns said
-    return _not_known_to_fit(plan, candidate)
+    return _not_known_to_fit(plan, candidate, chosen)
 
 
 class Pick(NamedTuple):
@@ -237,13 +237,13 @@ def _kernels_unknown(pick: Pick) -> bool:
     return any(isinstance(w, UnknownKernels) for w in pick.why)
 
 
-def _not_known_to_fit(plan: Draft, candidate: Planned) -> InstallPlan:
+def _not_known_to_fit(plan: Draft, candidate: Planned, pick: Pick) -> InstallPlan:
     """No candidate envcheck chose is known to carry kernels for the GPUs here (the tables
     lack every one's architecture list): never printed as a fit. The first candidate is a way out,
     said as unverified, with its command and how to prove it."""
     from .render import render
 
-    unknown = next(w for w in plan.unverified if w.startswith("kernels for "))
+    unknown = next(str(w) for w in pick.why if isinstance(w, UnknownKernels))
     listed = "gfx list" if candidate.variant.is_rocm else "architecture list"
     plan.conflicts.append(f"no build is known to have kernels for the GPUs here: {unknown}")
     plan.unverified = [w for w in plan.unverified if w != unknown]

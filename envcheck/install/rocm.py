@@ -42,7 +42,7 @@ def rocm_variant(facts: Facts, release: Release, version: Version, platform: Pla
         else:
             inferred = (
                 " (its gfx list inferred from PyTorch's build scripts)"
-                if {"gfx_lists", f"gfx_lists.{variant}"} & set(release.provenance.inferred)
+                if release.provenance.inferred_at("gfx_lists", variant)
                 else ""
             )
             return variant, [

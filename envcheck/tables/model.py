@@ -136,8 +136,7 @@ class Release:
     def arch_list_inferred(self, variant: Variant, machine: str, windows: bool) -> bool:
         """Whether ``arch_list``'s answer was inferred (from build scripts not tied to this
         release's branch), not read from the release: an answer built on it says so."""
-        field = _arch_field(machine, windows)  # the whole field inferred, or this variant's
-        return bool({field, f"{field}.{variant}"} & set(self.provenance.inferred))
+        return self.provenance.inferred_at(_arch_field(machine, windows), variant)
 
     def gfx_list(self, variant: Variant) -> Optional[Tuple[str, ...]]:
         """The gfx targets the ``variant`` (rocm6.2) wheels carry; None when not known."""

@@ -66,6 +66,10 @@ class Provenance:
     inferred: Tuple[str, ...] = ()
     notes: Mapping[str, str] = field(default_factory=dict)
 
+    def inferred_at(self, field: str, key: object) -> bool:
+        """Whether ``field`` (all of it) or its entry ``key`` was inferred, not read."""
+        return bool({field, f"{field}.{key}"} & set(self.inferred))
+
 
 class RowConfidence(str, enum.Enum):
     """What a release row of the tables was read from: the release's own build matrix and
