@@ -127,3 +127,92 @@ def test_envcheck_values_keep_their_round_trips() -> None:
     assert again != facts
     shown: Dict[str, Any] = {"repr": repr(facts.nvidia.gpus[0])}
     assert shown["repr"].startswith("GpuFacts(index=0, name='NVIDIA H100'")
+
+
+def outcome(make: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return repr(make(*args, **kwargs)).split("(", 1)[1]
+    except TypeError as exc:
+        return (TypeError, str(exc).split("__init__()", 1)[1])
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_init_takes_what_a_dataclass_takes_and_refuses_what_it_refuses(frozen: bool) -> None:
+    """__init__ is a closure, not compiled code: the same calls succeed with the same values
+    and fail with Python's own words, __post_init__ runs and non-init fields get theirs."""
+    made = []
+    for decorate in (dataclasses.dataclass(frozen=frozen), record(frozen=frozen)):
+
+        @decorate
+        class Job:
+            name: str
+            size: int = 1
+            tags: List[str] = field(default_factory=list)
+            seen: List[str] = field(default_factory=lambda: ["made"], init=False)
+            fixed: int = field(default=5, init=False)
+
+            def __post_init__(self) -> None:
+                object.__setattr__(self, "size", self.size * 10)
+
+        made.append(Job)
+    plain, ours = made
+    calls: List[Any] = [
+        ((), {}),
+        (("a",), {}),
+        (("a", 2), {"tags": ["t"]}),
+        ((), {"name": "b", "size": 3}),
+        (("a", 2, ["t"], "extra"), {}),
+        (("a",), {"name": "again"}),
+        (("a",), {"colour": "red"}),
+        (("a",), {"seen": ["no"]}),
+    ]
+    for args, kwargs in calls:
+        assert outcome(ours, *args, **kwargs) == outcome(plain, *args, **kwargs), (args, kwargs)
+    job = ours("a")
+    assert (job.seen, job.fixed, job.size) == (["made"], 5, 10)
+    assert ours("a").tags is not ours("a").tags  # a fresh list for each instance
+    if frozen:
+        for change in (lambda: setattr(job, "name", "b"), lambda: delattr(job, "name")):
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                change()
+    else:
+        job.name = "b"
+        del job.tags
+        assert job.name == "b" and not hasattr(job, "tags")
+
+
+def test_a_call_missing_several_fields_names_them_all() -> None:
+    made = []
+    for decorate in (dataclasses.dataclass, record):
+
+        @decorate
+        class Span:
+            start: int
+            end: int
+            label: str
+            unit: str = "s"
+
+        made.append(Span)
+    plain, ours = made
+    for args in ((), (1,), (1, 2)):
+        assert outcome(ours, *args) == outcome(plain, *args), args
+    assert outcome(ours, 1, 2, "x", "ms", 9) == outcome(plain, 1, 2, "x", "ms", 9)
+
+
+def test_init_has_the_signature_of_a_dataclass() -> None:
+    """inspect and hypothesis's from_type read the fields from it, as from a dataclass's."""
+    import inspect
+
+    plain, ours = pair(False)
+    assert str(inspect.signature(ours)) == str(inspect.signature(plain))
+    assert list(inspect.signature(ours).parameters) == ["x", "y", "tags", "note", "secret", "weight"]
+
+
+def test_the_factory_marker_of_the_signature_passed_back_makes_a_fresh_value() -> None:
+    """hypothesis's from_type passes a parameter's shown default (dataclasses' "<factory>")
+    back to the class; a dataclass's __init__ then calls the factory, and so does a record's."""
+    import inspect
+
+    for made in pair(False):
+        marker = inspect.signature(made).parameters["tags"].default
+        assert made(x=1, tags=marker).tags == []
