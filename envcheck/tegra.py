@@ -22,6 +22,10 @@ from .tables import Tables
 from .tables.jetpack_records import JetPack, jetpack_for
 from .values import ComputeCapability
 
+# Where NVIDIA publishes its torch wheels for each JetPack release (the fix on a Jetson whose
+# JetPack needs them: the checks and the resolver say the same).
+JETPACK_WHEELS = "https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048"
+
 
 def jetson_only(tables: Tables) -> FrozenSet[ComputeCapability]:
     """Compute capabilities that the GPU table gives to Jetson boards and to nothing else."""

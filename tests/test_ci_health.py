@@ -424,3 +424,32 @@ def test_healthcheck_never_imports_torch_or_the_cli_group(gpus: str) -> None:
     )
     judged = gpus != "none"
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [False] * 6 + [judged], out.stderr
+
+
+@pytest.mark.parametrize(
+    "gpus, resolved",
+    [("none", False), ("NVIDIA H100 80GB HBM3:9.0:80GiB", True)],
+)
+def test_the_static_check_resolves_a_plan_only_when_a_fix_needs_one(
+    gpus: str, resolved: bool
+) -> None:
+    """The install plan is resolved on first use (checks._util.PlanOnce): a machine where
+    nothing needs installing never imports the resolver; a CPU build on a GPU box does, and
+    its report carries the command."""
+    code = (
+        "import json, sys\nfrom envcheck._entry import main\n"
+        "try:\n    main(['check', '--no-deep', '--json'])\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps(['envcheck.install.resolve' in sys.modules]))\n"
+    )
+    env = {"ENVCHECK_GPUS": gpus, "ENVCHECK_TORCH": "2.13.0+cpu", "ENVCHECK_DRIVER": "580.95.05"}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=user_env(env),
+    )
+    *report, imported = out.stdout.strip().splitlines()
+    assert json.loads(imported) == [resolved], out.stderr
+    install = json.loads("\n".join(report))["install"]
+    assert (install is not None and "torch" in install["command"]) is resolved, install

@@ -68,7 +68,8 @@ def test_the_cli_offers_the_registry_s_managers() -> None:
     from envcheck.cli import cli
 
     for name in ("check", "install"):
-        command = cli.commands[name]
+        command = cli.get_command(click.Context(cli), name)
+        assert command is not None
         option = next(p for p in command.params if p.name == "manager")
         assert isinstance(option.type, click.Choice)
         assert tuple(option.type.choices) == tuple(str(m) for m in REGISTRY), name

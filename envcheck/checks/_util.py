@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import Version
 
@@ -21,9 +21,33 @@ if TYPE_CHECKING:
     from ..install import InstallPlan
 
 
+class PlanOnce:
+    """The report's one install plan, resolved by ``resolve`` on first use and then kept.
+
+    Resolving imports the resolver and reads the release tables: on a machine where nothing
+    needs installing no check asks for the plan, and the static check pays for neither."""
+
+    def __init__(self, resolve: Callable[[], InstallPlan]) -> None:
+        self._resolve: Optional[Callable[[], InstallPlan]] = resolve
+        self._plan: Optional[InstallPlan] = None
+
+    @classmethod
+    def of(cls, plan: InstallPlan) -> PlanOnce:
+        """A plan already resolved."""
+        once = cls(lambda: plan)
+        once._plan, once._resolve = plan, None
+        return once
+
+    def __call__(self) -> InstallPlan:
+        if self._plan is None:
+            assert self._resolve is not None
+            self._plan, self._resolve = self._resolve(), None
+        return self._plan
+
+
 @record(frozen=True)
 class Planned:
-    """The report's one install plan, as the checks see it.
+    """The report's one install plan, as the checks see it (``plan``: resolved on first use).
 
     ``installs``: whether the report gives it as its install command. The core resolves
     the plan before the checks and knows only after them whether a finding it fixes is
@@ -31,8 +55,12 @@ class Planned:
     the checks again with False: what must match torch (TK001's toolkit) is judged against
     the torch that stays, and only then may a fix name another build as an alternative."""
 
-    plan: InstallPlan
+    once: PlanOnce
     installs: bool = True
+
+    @property
+    def plan(self) -> InstallPlan:
+        return self.once()
 
 
 def report_plan(facts: Facts, tables: Tables, planned: Optional[Planned] = None) -> Planned:
@@ -41,9 +69,13 @@ def report_plan(facts: Facts, tables: Tables, planned: Optional[Planned] = None)
     installed torch where it fits (``install.installed_wish``)."""
     if planned is not None:
         return planned
-    from ..install import installed_wish, resolve
 
-    return Planned(resolve(facts, tables, installed_wish(facts)))
+    def resolve_installed() -> InstallPlan:
+        from ..install import installed_wish, resolve
+
+        return resolve(facts, tables, installed_wish(facts))
+
+    return Planned(PlanOnce(resolve_installed))
 
 
 def replaces_torch(facts: Facts, planned: Planned) -> bool:

@@ -14,9 +14,9 @@ from typing import List
 
 from ..facts import Facts
 from ..findings import Finding
-from ..install.jetson import JETPACK_WHEELS as JETPACK_WHEELS  # checks.arch reads it here
 from ..rules import RULES
 from ..tables import Tables
+from ..tegra import JETPACK_WHEELS as JETPACK_WHEELS  # checks.arch reads it here
 from ..tegra import jetpack, needs_nvidia_wheels
 
 JETPACK_FIX = (

@@ -17,20 +17,41 @@ import click
 from .. import exitcodes
 from .._clickstyle import CONTEXT
 from .._version import __version__
-from .check import check
-from .compare import compare
-from .diagnose import diagnose
-from .explain import explain
-from .healthcheck import healthcheck
-from .install import install
-from .probe import probe
 from .run_install import installed_mismatches, run_install
-from .scan import scan
-from .smoke import smoke
-from .tables import tables
+
+# Each command's module, imported when the command runs (or --help lists them all): a check
+# does not pay for the other nine and what they import.
+COMMANDS = {
+    "check": "check",
+    "compare": "compare",
+    "diagnose": "diagnose",
+    "explain": "explain",
+    "healthcheck": "healthcheck",
+    "install": "install",
+    "probe": "probe",
+    "scan": "scan",
+    "smoke": "smoke",
+    "tables": "tables",
+}
 
 
-@click.group(invoke_without_command=True, context_settings=CONTEXT)
+class _Commands(click.Group):
+    """A group whose commands are imported on first use (click's lazy-group pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        if cmd_name not in COMMANDS:
+            return None
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.{COMMANDS[cmd_name]}")
+        command: click.Command = getattr(module, cmd_name)
+        return command
+
+
+@click.group(cls=_Commands, invoke_without_command=True, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="envcheck")
 @click.option(
     "--tables",
@@ -48,22 +69,9 @@ def cli(ctx: click.Context, tables_dir: Optional[str]) -> None:
     """
     ctx.obj = {"tables_dir": tables_dir}
     if ctx.invoked_subcommand is None:
+        from .check import check
+
         ctx.invoke(check)
-
-
-for _command in (
-    check,
-    install,
-    smoke,
-    healthcheck,
-    diagnose,
-    explain,
-    scan,
-    tables,
-    probe,
-    compare,
-):
-    cli.add_command(_command)
 
 
 def main(argv: Optional[List[str]] = None) -> None:

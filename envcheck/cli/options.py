@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar
 import click
 
 from .. import exitcodes
-from ..install.manager import Manager
 from ..probes import DEFAULT_TIMEOUT  # probes/__init__ imports no probe: cheap
+from ..values import Manager
 
 if TYPE_CHECKING:
     from ..core import Report

@@ -37,7 +37,7 @@ from .found import Found
 from .report import Advice, NotRun, Report
 
 if TYPE_CHECKING:  # without importing these at run time: the static check stays fast
-    from ..checks import Planned
+    from ..checks._util import Planned, PlanOnce
     from ..compat import TorchLabel
     from ..install import InstallPlan
     from ..install.grid import CompatGrid
@@ -134,7 +134,9 @@ def check(
     available = _available(facts, observed, unstated, deep or not live)
     # The one install plan of this report, resolved before the checks: every fix that names a
     # torch build or a CUDA version explains this plan, and the command under them renders it.
-    plan = _plan(facts, tables, req, manager, wish)
+    from ..checks._util import PlanOnce
+
+    plan = PlanOnce(lambda: _plan(facts, tables, req, manager, wish))  # resolved if asked
     found = Found.gather(facts, tables, req, available, smoke, smoke_timeout, on_smoke, messages)
     found.add_code(code, facts, tables)
     chosen = _Selection.of(ignore, req)
@@ -314,7 +316,7 @@ class _Judged:
 def _judge_and_advise(
     facts: Facts,
     tables: Tables,
-    plan: InstallPlan,
+    plan: PlanOnce,
     found: Found,
     chosen: _Selection,
     skipped: Sequence[Rule],
@@ -322,7 +324,7 @@ def _judge_and_advise(
 ) -> _Judged:
     """Judge (the checks with the others, the selection applied), decide the install advice,
     and judge again against the torch that stays when nothing is installed after all."""
-    from ..checks import Planned
+    from ..checks._util import Planned
 
     findings, dropped = _judged(facts, tables, Planned(plan), found, chosen, skipped)
     advice = _advice(plan, tables, findings, manager)
@@ -427,13 +429,13 @@ def _plan(
 
 
 def _advice(
-    plan: InstallPlan,
+    once: PlanOnce,
     tables: Tables,
     findings: List[Finding],
     manager: str,
 ) -> Optional[Advice]:
-    """The plan as the report's install advice, when a root finding is fixed by an install."""
-    from ..install import plan_argv, plan_steps, render
+    """The plan as the report's install advice, when a root finding is fixed by an install
+    (only then is it resolved, unless a check asked for it first)."""
 
     installs = {i for i, m in _messages_found(tables, findings).items() if m.install}
     fixes = [
@@ -444,6 +446,9 @@ def _advice(
     roots = [f for f in fixes if f.caused_by is None]
     if not roots:  # they all follow from a cause no install fixes (SYS006: a container's GPUs)
         return None
+    from ..install import plan_argv, plan_steps, render
+
+    plan = once()
     command = render(plan, manager, tables.uv_torch_backends) if plan.ok else None
     argv = tuple(plan_argv(plan, manager, tables.uv_torch_backends)) if plan.ok else ()
     steps = (

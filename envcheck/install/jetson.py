@@ -20,13 +20,11 @@ from packaging.version import Version
 from ..facts import Facts
 from ..tables import Tables
 from ..tables.jetpack_records import JetPack
-from ..tegra import jetpack, jetson_gpus, needs_nvidia_wheels
+from ..tegra import JETPACK_WHEELS, jetpack, jetson_gpus, needs_nvidia_wheels
 from .draft import Draft
 from .guards import CPU_WAY_OUT
 from .plan import InstallPlan, OtherIndex, Package
 from .reasons import Blocker
-
-JETPACK_WHEELS = "https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048"
 
 
 def no_command(board: str) -> str:
