@@ -1,4 +1,4 @@
-"""Text helpers every layer may use: messages that must stay on one line, sizes."""
+"""Text helpers every layer may use: messages that must stay on one line, sizes, project names."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import re
 from typing import Optional
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SEPARATORS = re.compile(r"[-_.]+")
 
 
 def one_line(text: str) -> str:
@@ -24,3 +25,10 @@ def size(n: Optional[int]) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     raise AssertionError("unreachable")
+
+
+def normalise(name: str) -> str:
+    """PEP 503 normalised project name: ``Nvidia_CUDNN.cu12`` -> ``nvidia-cudnn-cu12`` (what
+    packaging.utils.canonicalize_name does, without importing its platform tags and logging:
+    10 ms of a static check)."""
+    return _SEPARATORS.sub("-", name).lower()

@@ -14,19 +14,21 @@ requirements name no CUDA is not judged.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Pattern, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Pattern, Set, Tuple
 
-from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from ._record import record
+from ._text import normalise
 from .facts import Facts, PackageFacts
 from .pins import abi_not_compared, marker_environment, parse_requirement, unrecorded_builds
 from .tables import Tables
 from .tables.package_build_records import CudaBuild, cuda_major
 from .values import Variant
+
+if TYPE_CHECKING:  # packaging's requirement and marker parsers load when a line is read
+    from packaging.requirements import Requirement
+
 
 _EXTRA = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
 
@@ -144,9 +146,9 @@ def cudnn_unmet(facts: Facts) -> List[CudnnNeed]:
     for pkg in facts.torch.dependents:
         for line in pkg.requires:
             req = parse_requirement(line)
-            if req is None or not canonicalize_name(req.name).startswith("nvidia-cudnn"):
+            if req is None or not normalise(req.name).startswith("nvidia-cudnn"):
                 continue
-            wheel = installed.get(canonicalize_name(req.name))
+            wheel = installed.get(normalise(req.name))
             if wheel is None or not req.specifier or not _applies(req, env):
                 continue
             try:
@@ -167,7 +169,7 @@ def _required_major(
         req = parse_requirement(line)
         if req is None or not _applies(req, env):
             continue
-        major = _wheel_major(pattern, canonicalize_name(req.name), _spec_version(req))
+        major = _wheel_major(pattern, normalise(req.name), _spec_version(req))
         if major is not None:
             return major, line
     return None
@@ -201,6 +203,8 @@ def _applies(req: Requirement, env: Dict[str, str]) -> bool:
     """Whether a requirement holds on this machine, taking the extra it names as chosen."""
     if req.marker is None:
         return True
+    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+
     extras = _EXTRA.findall(str(req.marker)) or [""]
     try:
         return any(req.marker.evaluate({**env, "extra": extra}) for extra in extras)

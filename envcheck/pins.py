@@ -8,10 +8,8 @@ the install plan (what an install breaks) ask, so they never disagree.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import Version
 
 from ._record import record
@@ -20,6 +18,9 @@ from .facts import Facts, PackageFacts
 from .tables import Tables
 from .tables.package_build_records import BuiltFor, NumpyAbi, PackageBuild, TorchRange
 from .values import Variant
+
+if TYPE_CHECKING:  # packaging's requirement and marker parsers load when a line is read
+    from packaging.requirements import Requirement
 
 _SYS_PLATFORM = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}
 
@@ -91,6 +92,8 @@ def torch_pins(facts: Facts, tables: Tables) -> Tuple[List[Pin], List[str]]:
         pins += [Pin(package, r) for r in own]
         rule = tables.package_builds.torch_range(package.name, package.version)
         if rule is not None and not own:
+            from packaging.requirements import Requirement
+
             pins.append(Pin(package, Requirement(f"torch{rule.torch}"), rule))
     return pins, unread
 
@@ -100,6 +103,8 @@ def _requirements(
 ) -> List[Requirement]:
     """``package``'s requirements on torch whose markers hold in ``env``; the lines that
     cannot be read are added to ``unread``."""
+    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+
     out = []
     for line in package.requires:
         requirement = parse_requirement(line)
@@ -136,6 +141,8 @@ def unmet_pins(facts: Facts, tables: Tables, torch: Optional[str]) -> List[Pin]:
 
 @lru_cache(maxsize=4096)  # the check, the plan and --keep read the same lines
 def parse_requirement(line: str) -> Optional[Requirement]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         return Requirement(line)
     except InvalidRequirement:

@@ -16,14 +16,8 @@ from typing import Callable, Iterable, List, Optional, Tuple
 from urllib.parse import unquote
 
 from .._record import record
+from .._text import normalise as normalise  # diagnose.collect_env reads it here
 from ..facts import CondaPackageFacts, PackageFacts
-
-_NORMALISE = re.compile(r"[-_.]+")
-
-
-def normalise(name: str) -> str:
-    """PEP 503 normalised project name: ``Nvidia_CUDNN.cu12`` -> ``nvidia-cudnn-cu12``."""
-    return _NORMALISE.sub("-", name).lower()
 
 
 @record

@@ -15,10 +15,12 @@ import os
 import re
 import shutil
 import tempfile
+from functools import partial
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, cast
 
 from .. import _proc
+from .._proc.together import together
 from ..facts import CacheDirFacts, CompilerFacts, ToolkitFacts
 
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
@@ -83,8 +85,6 @@ def _ask(
 def compilers(env: Mapping[str, str], timeout: float = 10.0) -> List[CompilerFacts]:
     """The C/C++ compilers on PATH (and CC/CXX), each binary asked for its version once,
     all at the same time (each is a child process)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     path = env.get("PATH")
     names: List[str] = [env[v] for v in ("CC", "CXX") if env.get(v)]
     names += ["cl"] if os.name == "nt" else list(POSIX_COMPILERS)
@@ -94,12 +94,8 @@ def compilers(env: Mapping[str, str], timeout: float = 10.0) -> List[CompilerFac
         if exe is not None:
             found.append((name, exe, os.path.realpath(exe)))
     unique = {real: (name, exe) for name, exe, real in reversed(found)}  # cc -> gcc: asked once
-    with ThreadPoolExecutor(max_workers=max(1, len(unique))) as pool:
-        answers = dict(
-            zip(
-                unique, pool.map(lambda item: _ask(item[1], item[0], env, timeout), unique.values())
-            )
-        )
+    asks = [partial(_ask, exe, name, env, timeout) for name, exe in unique.values()]
+    answers = dict(zip(unique, together(asks)))
     return [CompilerFacts(name, exe, *answers[real]) for name, exe, real in found]
 
 
@@ -251,15 +247,11 @@ def probe_toolchain(
     facts.host_config, facts.nvcc_host_max = host_limits(facts.cuda_home)
     if facts.host_config is None and facts.nvcc_path:  # nvcc on PATH may be a wrapper script
         facts.host_config, facts.nvcc_host_max = host_limits("/usr/local/cuda")
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=3) as pool:  # each waits on child processes
-        found = pool.submit(compilers, env, timeout)
-        ninja_found = pool.submit(ninja, env, timeout)
-        lib = pool.submit(libcuda, env, timeout)
-        facts.compilers = found.result()
-        facts.ninja_path, facts.ninja_version = ninja_found.result()
-        facts.libcuda = lib.result()
+    asks: List[Callable[[], Any]] = [partial(f, env, timeout) for f in (compilers, ninja, libcuda)]
+    found, ninja_found, lib = together(asks)  # each waits on child processes
+    facts.compilers = cast(List[CompilerFacts], found)
+    facts.ninja_path, facts.ninja_version = cast(Tuple[Optional[str], Optional[str]], ninja_found)
+    facts.libcuda = cast(Optional[str], lib)
     facts.cxx = cxx_of(env, facts.compilers)
     facts.caches = caches(env)
     facts.toolchain_probed = True
