@@ -48,3 +48,14 @@ def cpu_smoke() -> Tuple[subprocess.CompletedProcess, Dict[str, Any]]:
         pytest.skip("torch is not installed in this environment")
     run = envcheck("smoke", "--json", "--timeout", "120")
     return run, json.loads(run.stdout)
+
+
+# Fixtures that run real torch children for many seconds: a test that takes one is slow, and
+# `python -m pytest` (addopts: -m "not slow") leaves it to `python -m pytest -m slow`.
+SLOW_FIXTURES = frozenset({"cpu_smoke"})
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

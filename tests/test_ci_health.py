@@ -129,6 +129,7 @@ def test_config_is_found_from_the_current_folder_upwards(tmp_path: Path) -> None
     assert path.name == "envcheck.toml" and table == {"gpus": 4}
 
 
+@pytest.mark.slow
 def test_require_raises_one_error_listing_everything() -> None:
     with pytest.raises(RequirementError) as info:
         require(torch=">=99", gpus=64, python="<3.0")

@@ -42,6 +42,7 @@ def test_static_probe_json_round_trips_without_importing_torch() -> None:
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed in this environment")
+@pytest.mark.slow
 def test_deep_probe_json() -> None:
     out = envcheck("probe", "--json")
     assert out.returncode == 0, out.stderr
@@ -59,6 +60,7 @@ def test_text_report_is_readable_and_plain_when_piped() -> None:
     assert f"{sys.version_info.major}.{sys.version_info.minor}" in out.stdout
 
 
+@pytest.mark.slow
 def test_bare_envcheck_runs_check() -> None:
     out = envcheck(env={"ENVCHECK_FACT_TORCH_RUNTIME_STATUS": "skipped"})
     assert out.returncode in (0, 1), out.stderr

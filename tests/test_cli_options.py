@@ -40,6 +40,7 @@ needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="the smoke runs a real to
 # --------------------------------------------------------------- 13: ignored findings
 
 
+@pytest.mark.slow
 def test_the_verdict_says_what_was_ignored() -> None:
     """A READY that dropped a finding says so in the text, markdown and JSON."""
     plain = envcheck("check", "--no-deep", env=A100)
@@ -145,6 +146,7 @@ def _other_python() -> str:
     pytest.skip("no Python of another minor version under ~/.pyenv/versions")
 
 
+@pytest.mark.slow
 def test_install_python_path_plans_for_that_interpreter(tmp_path: Path) -> None:
     """--python names an interpreter for install as it does for check and probe: the plan
     is for its version, and the command names it."""

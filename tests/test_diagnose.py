@@ -200,6 +200,7 @@ def test_an_envcheck_json_report_round_trips() -> None:
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch for collect_env")
+@pytest.mark.slow
 def test_this_machines_collect_env_agrees_with_the_probe() -> None:
     text = subprocess.run(
         [sys.executable, "-m", "torch.utils.collect_env"],

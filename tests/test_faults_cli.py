@@ -335,6 +335,7 @@ def _ascii_outputs(tmp_path: Path) -> Dict[str, Tuple[str, ...]]:
 
 
 @pytest.mark.parametrize("terminal", list(ASCII_TERMINALS))
+@pytest.mark.slow
 def test_an_ascii_terminal_gets_ascii_from_every_command_and_format(
     tmp_path: Path, terminal: str
 ) -> None:

@@ -635,6 +635,7 @@ def test_table_headers_and_documents_of_the_wrong_type(tmp_path: Path) -> None:
             load_tables(tmp_path)
 
 
+@pytest.mark.slow
 def test_every_table_field_of_every_wrong_type_is_a_table_error() -> None:
     """Each field of the schema (its first occurrence), set to each wrong type: the loader
     accepts it (null for an optional field, a string for a string) or refuses it with a

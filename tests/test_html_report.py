@@ -376,6 +376,7 @@ def share(rows: List[List[Tuple[int, int, int]]], color: str) -> float:
     return sum(near(p, color) for p in pixels) / len(pixels)
 
 
+@pytest.mark.slow
 def test_chromium_renders_a_not_ready_gpu_server(tmp_path: Path) -> None:
     facts = gpu_machine()
     facts.torch.version = "2.8.0+cpu"  # a CPU wheel on a GPU server: an error

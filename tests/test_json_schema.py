@@ -153,6 +153,7 @@ def test_install_plans_validate(args) -> None:
         assert document["argv"] == shlex.split(document["command"])
 
 
+@pytest.mark.slow
 def test_smoke_results_validate(cpu_smoke) -> None:
     document = cpu_smoke[1]
     assert document["schema_version"] == 1

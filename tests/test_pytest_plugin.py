@@ -205,6 +205,7 @@ def test_the_marker_is_registered(pytester, run):
     assert sys.modules.get("envcheck.pytest_plugin") is not None  # loaded by its entry point
 
 
+@pytest.mark.slow
 def test_the_users_junit_report_gets_nothing_of_envcheck_but_the_skip(pytester, run):
     pytester.makepyfile(SUITE.replace("gpus=1", "python='<3'"))  # static: no torch child
     result = run("--junitxml=out.xml", "-p", "xdist", "-n", "2")

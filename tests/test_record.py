@@ -205,7 +205,14 @@ def test_init_has_the_signature_of_a_dataclass() -> None:
 
     plain, ours = pair(False)
     assert str(inspect.signature(ours)) == str(inspect.signature(plain))
-    assert list(inspect.signature(ours).parameters) == ["x", "y", "tags", "note", "secret", "weight"]
+    assert list(inspect.signature(ours).parameters) == [
+        "x",
+        "y",
+        "tags",
+        "note",
+        "secret",
+        "weight",
+    ]
 
 
 def test_the_factory_marker_of_the_signature_passed_back_makes_a_fresh_value() -> None:

@@ -59,6 +59,7 @@ def run(pre: str) -> dict:
     or __import__("importlib").util.find_spec("torch") is None,
     reason="needs torch",
 )
+@pytest.mark.slow
 def test_require_after_import_torch_starts_no_child_and_agrees_with_the_child() -> None:
     in_process = run("import torch")
     assert in_process["deep_children"] == []

@@ -162,6 +162,7 @@ def test_a_project_venv_not_activated_gets_its_interpreter_named_and_pip_install
     or not list(Path("/usr/lib").glob("python3*/EXTERNALLY-MANAGED")),
     reason="no externally managed system Python here",
 )
+@pytest.mark.slow
 def test_an_externally_managed_python_gets_a_venv_first(tmp_path: Path) -> None:
     run = console(["check", "--no-deep", "--python", EXTERNALLY_MANAGED], {}, tmp_path)
     command = dollar_command(run.stdout)

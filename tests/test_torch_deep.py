@@ -77,6 +77,7 @@ def test_hang_is_killed_on_time(tmp_path: Path) -> None:
     assert children_of_this_process() <= before
 
 
+@pytest.mark.slow
 def test_hang_leaves_no_grandchild_behind(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
     env = env_with(
@@ -103,6 +104,7 @@ def test_exit_during_import(tmp_path: Path) -> None:
     assert facts.error.startswith("exited with code 3 during `import torch`")
 
 
+@pytest.mark.slow
 def test_hang_in_cuda_init_keeps_what_was_learnt(tmp_path: Path) -> None:
     facts = probe_torch_deep(
         sys.executable, 3.0, env_with(make_fake_torch(tmp_path, "hang_in_cuda"))
