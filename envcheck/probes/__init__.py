@@ -9,7 +9,6 @@ one step is recorded in ``Facts.probe_errors`` and the others still run.
 
 from __future__ import annotations
 
-import datetime
 import os
 import sys
 from pathlib import Path
@@ -106,6 +105,8 @@ def probe(
 
 
 def _new_facts() -> Facts:
+    import datetime  # here, not at the top: the healthcheck imports this package, not probe()
+
     from ..facts import Facts
 
     return Facts(
