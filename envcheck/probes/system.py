@@ -8,9 +8,7 @@ quota is the real core count for ``num_workers``, WSL 1 has no GPU at all.
 from __future__ import annotations
 
 import os
-import platform
 import re
-import socket
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -28,10 +26,14 @@ def probe_system(
     disk_paths: Sequence[str] = (),
     show_hostname: bool = False,
 ) -> SystemFacts:
+    import platform  # here, not at the top: the healthcheck imports detect_container only
+
     env = dict(os.environ) if environ is None else environ
     facts = SystemFacts(os=platform.system(), machine=platform.machine())
     facts.kernel = platform.release() or None
     if show_hostname:
+        import socket
+
         facts.hostname = socket.gethostname()
 
     if facts.os == "Linux":
@@ -304,7 +306,11 @@ _MODEL_RE = re.compile(r"^(?:model name|Model|Hardware|cpu model)\s*:\s*(.+)$", 
 def _cpu_model(root: Path) -> Optional[str]:
     text = read_text(root, "/proc/cpuinfo", limit=64 * 1024) or ""
     match = _MODEL_RE.search(text)
-    return match.group(1).strip() if match else (platform.processor() or None)
+    if match:
+        return match.group(1).strip()
+    import platform
+
+    return platform.processor() or None
 
 
 def cpus_affinity() -> Optional[int]:
