@@ -23,6 +23,15 @@ class SmokeFailure(AssertionError):
     """A workload ran but its result is wrong."""
 
 
+def error_text(exc: BaseException) -> str:
+    """How a workload's exception reads in an answer: its type and message, at most 2000
+    characters (the end, where torch puts what went wrong)."""
+    import traceback
+
+    lines = traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).strip()[-2000:]
+
+
 def relative_error(result: Any, reference: Any) -> float:
     """max |result - reference| / max |reference|, computed in float64."""
     diff = (result.double() - reference).abs().max().item()
