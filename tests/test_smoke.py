@@ -93,6 +93,30 @@ def test_summarize_rates_takes_the_spread_from_unrounded_rates(rates, figures) -
     assert got == {f"float32_{k}": v for k, v in figures.items()} | {"float32_repeats": len(rates)}
 
 
+class LoggedMatrix:
+    """Stands in for a tensor: ``a @ b`` notes ``a``'s name and takes a millisecond."""
+
+    shape = (4, 4)
+
+    def __init__(self, name: str, log: List[str]) -> None:
+        self.name, self.log = name, log
+
+    def __matmul__(self, other: LoggedMatrix) -> None:
+        self.log.append(self.name)
+        time.sleep(0.001)
+
+
+def test_the_dtypes_repeats_are_taken_in_turn() -> None:
+    """Each pair is warmed up, then the repeats go round the pairs: a slow spell of the machine
+    falls on both dtypes' figures alike, not whole on one of them."""
+    log: List[str] = []
+    pairs = [(LoggedMatrix(n, log), LoggedMatrix(n, log)) for n in ("fp32", "bf16")]
+    rates = workloads.interleaved_repeats(pairs, "cpu", 0.03, repeat_s=0.005, min_repeats=3)
+    assert len(rates[0]) == len(rates[1]) >= 3
+    runs = [name for i, name in enumerate(log) if i == 0 or log[i - 1] != name]
+    assert runs == ["fp32", "bf16"] * (1 + len(rates[0]))  # the warm-ups, then each round
+
+
 @needs_torch
 def test_all_reduce_sweep_is_bounded_by_its_budget_on_every_rank() -> None:
     """Three real gloo ranks (child processes) run the workload with a zero time budget: every
