@@ -72,6 +72,11 @@ def low_precision(device: str) -> str:
 # as steady from run to run as the 1 s windows taken one after the other were.
 WINDOW_S = {"cuda": 1.0, "cpu": 0.25}
 REPEAT_S = {"cuda": 0.1, "cpu": 0.05}
+# The warm-up goes on until one batch takes this long, and sizes the repeats from it. A GPU
+# warms up for a whole repeat: its clock leaves idle over a while. On the CPU the result
+# check has already run each dtype's matmul (kernel, allocator and thread pool are warm):
+# a quarter of a repeat is long enough to time, and costs threads x the difference.
+WARM_S = {"cuda": 0.1, "cpu": 0.0125}
 
 
 def _kind(device: str) -> str:
@@ -110,9 +115,10 @@ def matmul(device: str, size: int = 0, seconds: Optional[float] = None) -> Dict[
         tol = TOLERANCE["tf32" if name == "float32" and figures.get("tf32_matmul") else name]
         figures[f"{name}_rel_error"] = check_close(f"{name} matmul", (a @ b).cpu(), reference, tol)
         pairs[name] = (a, b)
-    window, repeat = seconds or WINDOW_S[_kind(device)], REPEAT_S[_kind(device)]
+    kind = _kind(device)
+    window, repeat = seconds or WINDOW_S[kind], REPEAT_S[kind]
     wall, cpu = time.perf_counter(), time.process_time()
-    rates = interleaved_repeats(list(pairs.values()), device, window, repeat)
+    rates = interleaved_repeats(list(pairs.values()), device, window, repeat, warm_s=WARM_S[kind])
     got = (time.process_time() - cpu) / ((time.perf_counter() - wall) * figures.get("threads", 1))
     for name, dtype_rates in zip(pairs, rates):
         if not device.startswith("cuda"):  # the CPU time the threads got: < 1 = contended
@@ -152,18 +158,20 @@ def interleaved_repeats(
     seconds: float,
     repeat_s: float = 0.1,
     min_repeats: int = 5,
+    warm_s: Optional[float] = None,
 ) -> List[List[float]]:
     """FLOP/s of each pair's ``a @ b``, in repeats of about ``repeat_s`` each, at least
     ``min_repeats`` of them and ``seconds`` of repeats per pair.
 
-    Each pair is warmed up first (``_per_repeat``); then the repeats go round the pairs,
+    Each pair is warmed up first (``_per_repeat``, until a batch takes ``warm_s``, by
+    default a repeat); then the repeats go round the pairs,
     one of each in turn. So each pair's repeats spread over the whole window of all of
     them, and a slow spell of the machine (another process holding a core for a few hundred
     ms) falls on every pair alike and on a small part of each, where windows one after the
     other would hand it whole to one pair's figure: at the same cost, the figures move less
     from run to run (benchmarks/bench_smoke.py).
     """
-    pers = [_per_repeat(a, b, device, repeat_s) for a, b in pairs]
+    pers = [_per_repeat(a, b, device, repeat_s, warm_s or repeat_s) for a, b in pairs]
     rates: List[List[float]] = [[] for _ in pairs]
     window = time.perf_counter()
     while min(map(len, rates)) < min_repeats or time.perf_counter() - window < seconds * len(pairs):
@@ -176,19 +184,20 @@ def interleaved_repeats(
     return rates
 
 
-def _per_repeat(a: Any, b: Any, device: str, repeat_s: float) -> int:
-    """How many matmuls make a repeat of about ``repeat_s``, from a warm-up of about one
-    repeat (allocator, kernel selection, thread pool start, the clock leaving idle): long
-    enough for the timer and the GPU queue, short enough that a window holds several."""
+def _per_repeat(a: Any, b: Any, device: str, repeat_s: float, warm_s: float) -> int:
+    """How many matmuls make a repeat of about ``repeat_s``, from a warm-up until a batch
+    takes ``warm_s`` (allocator, kernel selection, thread pool start, the clock leaving
+    idle): long enough for the timer and the GPU queue, short enough that a window holds
+    several."""
     a @ b
     _sync(device)
     per, start = 1, time.perf_counter()
-    while True:  # warm-up: doubling batches until one takes repeat_s
+    while True:  # warm-up: doubling batches until one takes warm_s
         for _ in range(per):
             a @ b
         _sync(device)
         took = time.perf_counter() - start
-        if took >= repeat_s or per >= 1 << 16:
+        if took >= warm_s or per >= 1 << 16:
             break
         per, start = per * 2, time.perf_counter()
     return max(1, round(per * repeat_s / max(took, 1e-9)))
@@ -265,10 +274,11 @@ KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 CPU_SWEEP = tuple(4 * KIB * 4**i for i in range(8))  # 4 KiB .. 64 MiB
 GPU_SWEEP = tuple(4 * KIB * 4**i for i in range(10))  # 4 KiB .. 1 GiB
 # The time each size is given, by device. Over gloo every byte crosses loopback TCP in the
-# kernel, on both ranks: the sweep's CPU time is the bytes it moves, most of them at the
-# two largest sizes. 0.05 s gives those 2 or 3 iterations after the verified warm-up, and
-# the small sizes their 20 still; a GPU's 0.25 s costs the host little.
-SIZE_S = {"cuda": 0.25, "cpu": 0.05}
+# kernel, on both ranks: the sweep's CPU time is the bytes it moves and the latency-bound
+# small sizes' iterations. 0.025 s gives the largest sizes the 2 timed iterations every
+# size gets after its verified warm-up, and the small ones a dozen to 20; a GPU's 0.25 s
+# costs the host little.
+SIZE_S = {"cuda": 0.25, "cpu": 0.025}
 
 
 def all_reduce(
