@@ -9,8 +9,8 @@ all_reduce on the CPU: the worker forks the ranks (``group.run_forked``), which 
 torch already imported, and answers for all of them. On GPUs the parent starts one worker
 per rank with RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set (``group.forks`` says why),
 and each answers for itself; the parent takes RANK out of every other worker's
-environment, so that one set by a user's shell does not make a worker a rank. Anything torch prints is ignored by the parent; only the
-marker line counts.
+environment, so that one set by a user's shell does not make a worker a rank. Anything
+torch prints is ignored by the parent; only the marker line counts.
 """
 
 from __future__ import annotations
