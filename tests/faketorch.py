@@ -61,6 +61,30 @@ BODIES: Dict[str, str] = {
         del sys.modules["torch"]
         sys.modules["torch"] = importlib.import_module("torch")
     """,
+    # The real torch, whose torch.distributed.init_process_group first notes the rank's pid
+    # (RANK_PIDS: a file) and then, on the ranks RANK_FAULT names ("1:crash", "all:hang"),
+    # hangs or dies of SIGSEGV: ranks forked from a smoke worker that has imported it.
+    "rank_fault": """
+        import importlib, os, signal, sys, time
+        _here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+        del sys.modules["torch"]
+        sys.modules["torch"] = importlib.import_module("torch")
+        _dist = importlib.import_module("torch.distributed")
+        _init = _dist.init_process_group
+
+        def _faulty(*args, **kwargs):
+            with open(os.environ["RANK_PIDS"], "a") as fh:
+                fh.write(f"{os.getpid()}\\n")
+            who, what = os.environ["RANK_FAULT"].split(":")
+            if who in ("all", os.environ["RANK"]):
+                if what == "hang":
+                    time.sleep(600)
+                os.kill(os.getpid(), signal.SIGSEGV)
+            return _init(*args, **kwargs)
+
+        _dist.init_process_group = _faulty
+    """,
     "exit": """
         import os
         os._exit(3)

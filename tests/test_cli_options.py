@@ -237,3 +237,46 @@ def test_smoke_targets_name_why_the_gpus_are_left_out() -> None:
     assert targets.devices == ("cpu",)
     assert "torch.cuda.is_available() is False" in (targets.gpus_not_exercised or "")
     assert targets.passed([]) and not targets.passed([], strict=True)
+
+
+def test_smoke_targets_know_a_cpu_build_from_its_files(monkeypatch) -> None:
+    """No deep probe (an import of torch) to learn that a CPU build offers no GPU: its files
+    say so. A CUDA build, files of two installs mixed, or another interpreter's torch is
+    still asked."""
+    import envcheck.probes.torch_deep as deep
+    from envcheck.core import SmokeTargets, smoke_targets
+
+    asked = []
+
+    def probe(python, timeout):
+        asked.append(python)
+        return TorchRuntimeFacts(
+            status="ok", version="2.13.0+cu126", cuda="12.6", cuda_available=True, device_count=2
+        )
+
+    monkeypatch.setattr(deep, "probe_torch_deep", probe)
+    facts = profile("docker-small-shm")  # torch 2.13.0+cpu, no GPU
+    facts.python.executable = sys.executable
+    facts.torch_runtime = TorchRuntimeFacts()  # not probed (status "skipped")
+    assert smoke_targets(facts, 10) == SmokeTargets(("cpu",)) and asked == []
+    facts.nvidia.gpus = profile("h100-server").nvidia.gpus
+    targets = smoke_targets(facts, 10)
+    assert targets.devices == ("cpu",) and asked == []
+    assert "torch 2.13.0+cpu is a CPU build, so the tests ran on the CPU" in (
+        targets.gpus_not_exercised or ""
+    )
+    unknowns = [  # a CUDA build; files of two installs; a simulated machine's torch facts
+        ("torch", "cuda", "12.6"),
+        ("torch", "dist_version", "2.13.0+cu126"),
+        ("", "overrides", ["torch.version"]),
+    ]
+    for part, name, value in unknowns:
+        unknown = profile("docker-small-shm")
+        unknown.python.executable = sys.executable
+        unknown.torch_runtime = TorchRuntimeFacts()
+        setattr(getattr(unknown, part) if part else unknown, name, value)
+        assert smoke_targets(unknown, 10).devices == ("cuda:0", "cuda:1")
+    other = profile("docker-small-shm")  # facts of /usr/local/bin/python3, not envcheck's
+    other.torch_runtime = TorchRuntimeFacts()
+    assert smoke_targets(other, 10).devices == ("cuda:0", "cuda:1")
+    assert asked == [sys.executable] * 4

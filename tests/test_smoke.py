@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import List
 
 import psutil
 import pytest
@@ -22,6 +23,8 @@ from envcheck.smoke.runner import (
     run_all_reduce,
     run_in_turn,
     run_one,
+    run_suite,
+    spawn_ranks,
 )
 from tests.faketorch import make_fake_torch
 from tests.runner import envcheck
@@ -88,6 +91,30 @@ def test_cpu_suite_passes_with_figures(cpu_smoke) -> None:
 def test_summarize_rates_takes_the_spread_from_unrounded_rates(rates, figures) -> None:
     got = workloads.summarize_rates("float32", rates)
     assert got == {f"float32_{k}": v for k, v in figures.items()} | {"float32_repeats": len(rates)}
+
+
+class LoggedMatrix:
+    """Stands in for a tensor: ``a @ b`` notes ``a``'s name and takes a millisecond."""
+
+    shape = (4, 4)
+
+    def __init__(self, name: str, log: List[str]) -> None:
+        self.name, self.log = name, log
+
+    def __matmul__(self, other: LoggedMatrix) -> None:
+        self.log.append(self.name)
+        time.sleep(0.001)
+
+
+def test_the_dtypes_repeats_are_taken_in_turn() -> None:
+    """Each pair is warmed up, then the repeats go round the pairs: a slow spell of the machine
+    falls on both dtypes' figures alike, not whole on one of them."""
+    log: List[str] = []
+    pairs = [(LoggedMatrix(n, log), LoggedMatrix(n, log)) for n in ("fp32", "bf16")]
+    rates = workloads.interleaved_repeats(pairs, "cpu", 0.03, repeat_s=0.005, min_repeats=3)
+    assert len(rates[0]) == len(rates[1]) >= 3
+    runs = [name for i, name in enumerate(log) if i == 0 or log[i - 1] != name]
+    assert runs == ["fp32", "bf16"] * (1 + len(rates[0]))  # the warm-ups, then each round
 
 
 @needs_torch
@@ -200,15 +227,121 @@ def test_one_worker_answers_every_test_of_a_device(tmp_path: Path) -> None:
     ]
 
 
-def test_a_hanging_all_reduce_times_out_every_rank(tmp_path: Path) -> None:
+# The two ways an all_reduce's ranks start: forked by one worker (the CPU's), or one fresh
+# worker per rank (the GPUs', run here with CPU ranks over gloo: the same code but CUDA).
+ALL_REDUCES = {
+    "forked": lambda timeout, env: run_all_reduce(["cpu"], timeout=timeout, env=env),
+    "spawned": lambda timeout, env: spawn_ranks(["cpu", "cpu"], timeout=timeout, env=env),
+}
+
+
+@pytest.mark.parametrize("start", list(ALL_REDUCES))
+def test_a_hanging_all_reduce_times_out_every_rank(tmp_path: Path, start) -> None:
     env = dict(
         os.environ, PYTHONPATH=f"{make_fake_torch(tmp_path, 'hang')}{os.pathsep}{Path.cwd()}"
     )
     before = children()
-    result = run_all_reduce(["cpu"], timeout=3, env=env)
+    result = ALL_REDUCES[start](3, env)
     assert result.status == "timed_out" and result.device == "gloo x2"
     assert "GLOO_SOCKET_IFNAME" in " ".join(result.hints)
     assert "NCCL" not in " ".join(result.hints)
+    assert children() <= before
+
+
+def started_python(tmp_path: Path, env: dict) -> Path:
+    """A sitecustomize hook in ``env`` that notes the arguments of every Python that starts
+    with it: the file it writes to."""
+    started = tmp_path / "started"
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        f"import sys\nopen({str(started)!r}, 'a').write(' '.join(sys.argv) + '\\n')\n"
+    )
+    env["PYTHONPATH"] = f"{hook}{os.pathsep}{env.get('PYTHONPATH') or Path.cwd()}"
+    return started
+
+
+@needs_torch
+def test_cpu_ranks_are_forked_by_the_worker_that_ran_the_tests_before(tmp_path: Path) -> None:
+    """On the CPU all_reduce is one of the worker's turns: the worker that ran the test before
+    it, torch imported, forks both gloo ranks; no Python starts for a rank. A RANK from the
+    user's shell does not make that worker a rank."""
+    env = dict(os.environ, RANK="5", WORLD_SIZE="8", MASTER_PORT="1")
+    started = started_python(tmp_path, env)
+    results = run_suite(["cpu"], timeout=120, env=env, tests=("health", "all_reduce"))
+    assert [(r.name, r.device, r.status) for r in results] == [
+        ("health", "cpu", "passed"),
+        ("all_reduce", "gloo x2", "passed"),
+    ], [r.error for r in results]
+    assert (results[1].figures["world_size"], results[1].figures["backend"]) == (2, "gloo")
+    assert started.read_text().splitlines() == ["-m health,all_reduce cpu"]
+
+
+@needs_torch
+def test_spawned_ranks_answer_each_for_itself(tmp_path: Path) -> None:
+    """The GPUs' way, one fresh worker per rank with RANK set, still works (here over gloo)."""
+    env = dict(os.environ)
+    started = started_python(tmp_path, env)
+    result = spawn_ranks(["cpu", "cpu"], timeout=120, env=env)
+    assert (result.status, result.device) == ("passed", "gloo x2"), result.error
+    assert result.figures["world_size"] == 2
+    assert started.read_text().splitlines() == ["-m all_reduce cpu", "-m all_reduce cpu"]
+
+
+def pids_gone(pid_file: Path, expected: int, within: float = 30.0) -> List[int]:
+    """The pids in ``pid_file`` (``expected`` of them) still alive after up to ``within``
+    seconds (a killed worker's ranks go when their watchdogs see it gone)."""
+    pids = [int(p) for p in pid_file.read_text().split()]
+    assert len(pids) == expected, pids
+    deadline = time.monotonic() + within
+    while True:
+        alive = [p for p in pids if alive_pid(p)]
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def alive_pid(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    "fault, status, error",
+    [
+        # rank 1 dies: rank 0 is killed then, not left to wait in gloo for the group's timeout
+        ("1:crash", "failed", "rank 1 killed by SIGSEGV"),
+        # rank 1 hangs before joining: rank 0 gives up at the group's timeout and says why
+        ("1:hang", "failed", "rank 0: "),
+        # every rank hangs: the test's deadline kills the worker, and its ranks go with it
+        ("all:hang", "timed_out", "no result after"),
+    ],
+)
+def test_a_forked_rank_that_crashes_or_hangs(tmp_path: Path, fault, status, error) -> None:
+    """A forked rank that dies or hangs fails or times out the all_reduce, no rank outlives
+    it, and the tests after it still run."""
+    pids = tmp_path / "rank_pids"
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{make_fake_torch(tmp_path, 'rank_fault')}{os.pathsep}{Path.cwd()}",
+        RANK_FAULT=fault,
+        RANK_PIDS=str(pids),
+    )
+    before = children()
+    # 10 s per test: the process group's timeout is 5 s, and a worker's ranks hanging before
+    # they join wait for the worker's backstop (15 s) or the test's deadline
+    results = run_suite(["cpu"], 10, env=env, tests=("health", "all_reduce", "health"))
+    assert [(r.name, r.status) for r in results] == [
+        ("health", "passed"),
+        ("all_reduce", status),
+        ("health", "passed"),
+    ], [r.error for r in results]
+    assert error in (results[1].error or ""), results[1].error
+    assert bool(results[1].hints) == (status == "timed_out")
+    assert pids_gone(pids, expected=2) == []
     assert children() <= before
 
 
@@ -223,13 +356,15 @@ def test_a_crash_is_a_failure_with_its_reason(tmp_path: Path) -> None:
     assert result.hints == []  # hang advice is for hangs
 
 
-def test_a_failed_all_reduce_gets_no_hang_advice(tmp_path: Path) -> None:
+@pytest.mark.parametrize("start", list(ALL_REDUCES))
+def test_a_failed_all_reduce_gets_no_hang_advice(tmp_path: Path, start) -> None:
     env = dict(
         os.environ,
         PYTHONPATH=f"{make_fake_torch(tmp_path, 'missing_cudnn')}{os.pathsep}{Path.cwd()}",
     )
-    result = run_all_reduce(["cpu"], timeout=60, env=env)
+    result = ALL_REDUCES[start](60, env)
     assert result.status == "failed" and result.hints == []
+    assert "libcudnn.so.9" in (result.error or "")
 
 
 def test_hang_hints_fit_the_test_and_device() -> None:

@@ -30,7 +30,8 @@ slow child (importing torch takes a second) with its own work.
 A child is a program (``argv``) or, on POSIX, a fork of envcheck that runs one
 Python function (``target``, see ``forked._Forked``): NVML's C calls run that way,
 so that a library that segfaults, calls ``exit()`` or hangs ends a child, never
-envcheck. Both kinds get the same session, watchdog, timeout and bounded output.
+envcheck; so do the gloo ranks the CPU smoke worker forks, torch already imported
+(``smoke.group``). Both kinds get the same session, watchdog, timeout and bounded output.
 
 One concept per module: ``child`` (:class:`Child`, the registry, :func:`run`),
 ``capture`` (the bounded output and the threads that read the pipes), ``watchdog``

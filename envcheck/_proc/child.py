@@ -42,6 +42,13 @@ class ChildResult:
     def ok(self) -> bool:
         return self.returncode == 0 and not self.timed_out
 
+    def why_ended(self, lines: int = 8) -> str:
+        """Why a child that gave no answer ended: its signal or exit code, and the last
+        ``lines`` lines of its stderr."""
+        tail = "\n".join(self.stderr.strip().splitlines()[-lines:])
+        why = f"killed by {self.signal}" if self.signal else f"exited with code {self.returncode}"
+        return f"{why}\n{tail}".strip()
+
 
 def signal_name(returncode: Optional[int]) -> Optional[str]:
     """Name of the signal that ended a child (POSIX negative return codes)."""

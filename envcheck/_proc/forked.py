@@ -23,7 +23,8 @@ class _Forked:
     Why a fork and not a fresh interpreter: the child starts with everything already
     imported (Python, envcheck, the NVML binding), so it costs a ``fork()`` instead of
     an interpreter start and the imports again, which would double the cost of a
-    healthcheck that runs every few seconds.
+    healthcheck that runs every few seconds (and of a CPU all_reduce rank: torch's import,
+    ``smoke.group``).
 
     The hazard of forking a process that has threads: only the forking thread goes on
     in the child, and a lock another thread held at that moment stays held there for
@@ -35,7 +36,8 @@ class _Forked:
     library, can at worst make the child hang, and the child's timeout ends that
     like any hang: it is reported, never read as an answer. (Python 3.12+ warns of
     this hazard at every such fork; having weighed it here, the fork silences that one
-    warning.)
+    warning.) A target that must do more, a gloo rank running torch, says how it keeps
+    clear of the threads its parent had (``smoke.group.run_forked``).
 
     In the child: a process group of its own (killed on timeout), the
     default action for SIGINT and SIGTERM (not envcheck's handlers), stdin from

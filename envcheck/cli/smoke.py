@@ -60,8 +60,8 @@ def smoke(
 
     A device's tests run in one child (torch imported once; one that hangs is killed and
     the rest go on in a new child). On GPUs: every visible GPU, NCCL all_reduce over all of
-    them. On the CPU: bf16,
-    and a 2-process gloo all_reduce; a GPU that torch cannot use is said to be left out.
+    them, a fresh child per GPU. On the CPU: bf16, and a gloo all_reduce over two ranks
+    forked by the CPU's child; a GPU that torch cannot use is said to be left out.
     Exit 1 when a test fails or hangs (with --strict, also when a GPU was left out).
     """
     if html and not distributed:

@@ -145,7 +145,10 @@ def smoke_targets(facts: Optional[Facts], timeout: float) -> SmokeTargets:
     """The CUDA devices torch sees (from the deep probe, run now if it has not), else the CPU
     with the reason the machine's GPUs (``facts``: NVML and KFD, no torch) are left out.
 
-    The smoke tests run in envcheck's own interpreter, which has envcheck's worker."""
+    The smoke tests run in envcheck's own interpreter, which has envcheck's worker. Where the
+    static facts show that interpreter's torch is a CPU build (torch/version.py names no CUDA
+    and no HIP), torch can offer no GPU, and the deep probe, an import of torch as costly as
+    the whole CPU suite's other work, is not run to learn that."""
     rt = facts.torch_runtime if facts is not None else None
     if (
         rt is None
@@ -153,12 +156,33 @@ def smoke_targets(facts: Optional[Facts], timeout: float) -> SmokeTargets:
         or facts is None
         or facts.python.executable != sys.executable
     ):
+        build = _cpu_build(facts)
+        if build is not None:
+            return SmokeTargets(
+                ("cpu",), _gpus_not_exercised(facts, f"torch {build} is a CPU build")
+            )
         from ..probes.torch_deep import probe_torch_deep
 
         rt = probe_torch_deep(sys.executable, timeout=timeout)
     if rt.status == RuntimeStatus.OK and rt.cuda_available and rt.device_count:
         return SmokeTargets(tuple(f"cuda:{i}" for i in range(rt.device_count)))
-    return SmokeTargets(("cpu",), _gpus_not_exercised(facts, rt))
+    return SmokeTargets(("cpu",), _gpus_not_exercised(facts, _why_no_gpu(rt)))
+
+
+def _cpu_build(facts: Optional[Facts]) -> Optional[str]:
+    """The version of envcheck's own torch when its files say it is a CPU build: a version
+    whose label and torch/version.py agree on no CUDA, no HIP (and no XPU); else None (not
+    known without importing it: a CUDA or ROCm build, files of two installs mixed, another
+    interpreter's facts, torch facts set by ENVCHECK_FACT_TORCH_* to simulate a machine)."""
+    if facts is None or facts.python.executable != sys.executable or not facts.torch.installed:
+        return None
+    if any(name.startswith("torch.") for name in facts.overrides):
+        return None
+    torch = facts.torch
+    if torch.cuda or torch.hip or torch.xpu or torch.dist_version != torch.version:
+        return None
+    variant = torch.variant
+    return torch.version if variant is not None and variant.kind == "cpu" else None
 
 
 def smoke_devices(facts: Optional[Facts], timeout: float) -> List[str]:
@@ -166,9 +190,21 @@ def smoke_devices(facts: Optional[Facts], timeout: float) -> List[str]:
     return list(smoke_targets(facts, timeout).devices)
 
 
-def _gpus_not_exercised(facts: Optional[Facts], rt: TorchRuntimeFacts) -> Optional[str]:
-    """Why the GPUs in ``facts`` are not tested when torch (``rt``, envcheck's interpreter)
-    offers none to the smoke tests; None when there is no GPU to miss."""
+def _why_no_gpu(rt: TorchRuntimeFacts) -> str:
+    """Why torch (``rt``, envcheck's interpreter) offers no GPU to the smoke tests."""
+    if rt.status != RuntimeStatus.OK:
+        first = (rt.error or rt.status or "").splitlines()[0] if (rt.error or rt.status) else ""
+        return f"torch did not load ({first})"
+    if not rt.cuda and not rt.hip:
+        return f"torch {rt.version} is a CPU build"
+    if not rt.cuda_available:
+        return "torch.cuda.is_available() is False"
+    return "torch sees no GPU (device_count is 0)"
+
+
+def _gpus_not_exercised(facts: Optional[Facts], why: str) -> Optional[str]:
+    """Why the GPUs in ``facts`` are not tested (``why`` torch offers none); None when
+    there is no GPU to miss."""
     if facts is None:
         return None
     names = [g.name or "NVIDIA GPU" for g in facts.nvidia.gpus]
@@ -176,15 +212,6 @@ def _gpus_not_exercised(facts: Optional[Facts], rt: TorchRuntimeFacts) -> Option
     if not names:
         return None
     gpus = f"{len(names)}x {names[0]}" if len(set(names)) == 1 else ", ".join(names)
-    if rt.status != RuntimeStatus.OK:
-        first = (rt.error or rt.status or "").splitlines()[0] if (rt.error or rt.status) else ""
-        why = f"torch did not load ({first})"
-    elif not rt.cuda and not rt.hip:
-        why = f"torch {rt.version} is a CPU build"
-    elif not rt.cuda_available:
-        why = "torch.cuda.is_available() is False"
-    else:
-        why = "torch sees no GPU (device_count is 0)"
     return (
         f"the GPU here ({gpus}) was not exercised: {why}, so the tests ran on the CPU; "
         "`envcheck check` says what to install"

@@ -4,14 +4,15 @@ A hang is normal in the field (an NCCL all_reduce waiting forever, a first start
 JIT-compiling PTX), so every test is bounded: a child that runs over is killed
 with its whole process group, reported as timed out with what to try, and the
 rest of the suite goes on. A device's tests run in turn in one child (importing
-torch is most of a CPU run's time); all_reduce runs one child per rank.
+torch is most of a CPU run's time). all_reduce on the CPU is one of them: that worker
+forks its two gloo ranks (``group.run_forked``); on GPUs it runs one fresh child per
+rank (``group.forks`` says why).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import threading
 import time
@@ -21,6 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, 
 from .. import _proc
 from .._record import record
 from ..values import SmokeStatus
+from .group import CPU_WORLD, forks, free_port
 from .worker import MARK
 
 NCCL_HANG_HINTS = (
@@ -81,13 +83,6 @@ class SmokeResult:
 Progress = Callable[[str, str, float, Optional[SmokeResult]], None]
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _parse(stdout: str) -> Optional[Dict[str, Any]]:
     """The last answer in a child's output."""
     for line in reversed(stdout.splitlines()):
@@ -138,7 +133,7 @@ def _result(name: str, device: str, child: _proc.ChildResult, timeout: float) ->
         )
     if data is None:
         return SmokeResult(
-            name, device, SmokeStatus.FAILED, round(child.duration_s, 3), error=_why_ended(child)
+            name, device, SmokeStatus.FAILED, round(child.duration_s, 3), error=child.why_ended()
         )
     return SmokeResult(
         name,
@@ -174,11 +169,34 @@ def run_in_turn(
     (importing it is most of a CPU smoke run's time). Each test has its own deadline, from
     the moment the test before it answered (the first one's includes the import, as a test
     in a fresh child always had): a test that hangs or crashes ends its worker, and the tests
-    after it run in a new one."""
+    after it run in a new one. all_reduce is one of them only where the worker forks its
+    ranks (``group.forks``: the CPU)."""
     results: List[SmokeResult] = []
+    worker_env = _env(env, timeout)
+    for name in RANK_VARIABLES:  # the worker is no rank (a user's RANK would make it one)
+        worker_env.pop(name, None)
     while len(results) < len(names):
-        results += _worker(names[len(results) :], device, timeout, python, env, progress)
+        results += _worker(names[len(results) :], device, timeout, python, worker_env, progress)
     return results
+
+
+# What torch.distributed's env:// rendezvous reads; a worker with RANK set is one rank.
+RANK_VARIABLES = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+
+
+def _env(env: Optional[Dict[str, str]], timeout: float) -> Dict[str, str]:
+    """A worker's environment: ``env`` (else envcheck's), and the process group's timeout,
+    5 s inside the test's, so that a rank stuck in a collective raises, and says where,
+    before its test's deadline kills it."""
+    base = dict(os.environ if env is None else env)
+    base.setdefault("ENVCHECK_SMOKE_PG_TIMEOUT", str(max(5.0, timeout - 5)))
+    return base
+
+
+def shown_device(name: str, device: str) -> str:
+    """The device a result names: for an all_reduce whose worker forks the ranks, the
+    group ("gloo x2"), as for the ranks spawned one per GPU ("nccl x8")."""
+    return f"gloo x{CPU_WORLD}" if name == "all_reduce" and forks(device) else device
 
 
 def _worker(
@@ -192,26 +210,27 @@ def _worker(
     """What one worker answers: every test of ``names``, or those up to the first that hung
     or crashed (with a result for that one)."""
     if progress:
-        progress("start", f"{names[0]} {device}", 0.0, None)
+        progress("start", f"{names[0]} {shown_device(names[0], device)}", 0.0, None)
     argv = [python, "-m", "envcheck.smoke.worker", ",".join(names), device]
     try:
         child = _proc.Child(argv, timeout * len(names), env=env, marker=MARK)
     except OSError as exc:
-        failed = SmokeResult(
-            names[0], device, SmokeStatus.FAILED, error=f"could not start {python}: {exc}"
-        )
+        shown = shown_device(names[0], device)
+        error = f"could not start {python}: {exc}"
+        failed = SmokeResult(names[0], shown, SmokeStatus.FAILED, error=error)
         if progress:
-            progress("done", f"{names[0]} {device}", 0.0, failed)
+            progress("done", f"{names[0]} {shown}", 0.0, failed)
         return [failed]
     results: List[SmokeResult] = []
     try:
         for index, name in enumerate(names):
+            shown = shown_device(name, device)
             if index and progress:
-                progress("start", f"{name} {device}", 0.0, None)
-            result, ended = _answer(child, name, device, index, timeout, progress)
+                progress("start", f"{name} {shown}", 0.0, None)
+            result, ended = _answer(child, name, shown, index, timeout, progress)
             results.append(result)
             if progress:
-                progress("done", f"{name} {device}", result.duration_s, result)
+                progress("done", f"{name} {shown}", result.duration_s, result)
             if ended:
                 break
     finally:
@@ -262,14 +281,7 @@ def _answer(
         return SmokeResult(
             name, device, SmokeStatus.TIMED_OUT, took, error=error, hints=hang_hints(name, device)
         ), True
-    return SmokeResult(name, device, SmokeStatus.FAILED, took, error=_why_ended(done)), True
-
-
-def _why_ended(child: _proc.ChildResult) -> str:
-    """Why a child gave no answer: its signal or exit code, and the end of its stderr."""
-    tail = "\n".join(child.stderr.strip().splitlines()[-8:])
-    why = f"killed by {child.signal}" if child.signal else f"exited with code {child.returncode}"
-    return f"{why}\n{tail}".strip()
+    return SmokeResult(name, device, SmokeStatus.FAILED, took, error=done.why_ended()), True
 
 
 def run_all_reduce(
@@ -279,14 +291,28 @@ def run_all_reduce(
     env: Optional[Dict[str, str]] = None,
     progress: Optional[Progress] = None,
 ) -> SmokeResult:
-    """One process per GPU over NCCL, or two CPU processes over gloo, on 127.0.0.1."""
-    ranks = list(devices) if devices and devices[0].startswith("cuda") else ["cpu", "cpu"]
+    """One all_reduce over the devices, on 127.0.0.1: two CPU ranks over gloo, forked by one
+    worker (``group.run_forked``), or one process per GPU over NCCL (:func:`spawn_ranks`)."""
+    if not devices or forks(devices[0]):
+        return run_one("all_reduce", "cpu", timeout, python, env, progress)
+    return spawn_ranks(list(devices), timeout, python, env, progress)
+
+
+def spawn_ranks(
+    ranks: Sequence[str],
+    timeout: float,
+    python: str = sys.executable,
+    env: Optional[Dict[str, str]] = None,
+    progress: Optional[Progress] = None,
+) -> SmokeResult:
+    """The all_reduce with one fresh worker per rank, ``ranks`` naming each one's device:
+    the GPUs' way (``group.forks`` says why they are not forked). Each worker answers as one
+    rank (RANK is set); the first rank that did not pass gives the result."""
     label = "nccl" if ranks[0].startswith("cuda") else "gloo"
     if progress:
         progress("start", f"all_reduce {label}", 0.0, None)
-    base = dict(os.environ if env is None else env)
+    base = _env(env, timeout)
     base.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WORLD_SIZE=str(len(ranks)))
-    base.setdefault("ENVCHECK_SMOKE_PG_TIMEOUT", str(max(5.0, timeout - 5)))
     children: List[_proc.Child] = []
     try:
         for rank, device in enumerate(ranks):
@@ -334,17 +360,21 @@ def run_suite(
     progress: Optional[Progress] = None,
     tests: Sequence[str] = DEFAULT_TESTS,
 ) -> List[SmokeResult]:
-    """Run ``tests`` (then ``extras``) in order: on each device, the run of tests before or
-    after all_reduce in one worker (:func:`run_in_turn`); all_reduce once over all devices.
-    Results come in the order of the tests, each test's devices together."""
+    """Run ``tests`` (then ``extras``) in order, all_reduce once over all devices. On the
+    CPU every test runs in turn in one worker (:func:`run_in_turn`), all_reduce too (the
+    worker forks its ranks); on GPUs each device's worker runs the tests before or after
+    all_reduce, which spawns a worker per GPU (:func:`spawn_ranks`). Results come in the
+    order of the tests, each test's devices together."""
     names = [*tests, *(e for e in extras if e not in tests)]
     results: List[SmokeResult] = []
+    in_turn = len(devices) == 1 and forks(devices[0])  # all_reduce is one of the turns
     while names:
-        if names[0] == "all_reduce":
+        if names[0] == "all_reduce" and not in_turn:
             results.append(run_all_reduce(devices, timeout, python, env, progress))
             names = names[1:]
             continue
-        run = names[: names.index("all_reduce")] if "all_reduce" in names else names
+        spawned = "all_reduce" in names and not in_turn
+        run = names[: names.index("all_reduce")] if spawned else names
         per_device = [run_in_turn(run, d, timeout, python, env, progress) for d in devices]
         results += [r for i in range(len(run)) for r in (done[i] for done in per_device)]
         names = names[len(run) :]

@@ -5,23 +5,24 @@
 torch is imported once for all of them; the parent reads each answer as it comes, and
 kills the worker when a test runs past its deadline.
 
-For all_reduce the parent starts one worker per rank with RANK, WORLD_SIZE,
-MASTER_ADDR and MASTER_PORT set. Anything torch prints is ignored by the parent;
-only the marker line counts.
+all_reduce on the CPU: the worker forks the ranks (``group.run_forked``), which start with
+torch already imported, and answers for all of them. On GPUs the parent starts one worker
+per rank with RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set (``group.forks`` says why),
+and each answers for itself; the parent takes RANK out of every other worker's
+environment, so that one set by a user's shell does not make a worker a rank. Anything
+torch prints is ignored by the parent; only the marker line counts.
 """
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import sys
 import time
-import traceback
-from types import ModuleType
 from typing import Any, Callable, Dict, List
 
 from ..values import SmokeStatus
+from . import group, workloads
 
 MARK = "@@envcheck-smoke@@"
 
@@ -36,10 +37,9 @@ def main(argv: List[str]) -> int:
 def _run(test: str, device: str) -> None:
     start = time.perf_counter()
     try:
-        from . import workloads
-
         if test == "all_reduce":
-            figures = _all_reduce(workloads, device)
+            # a worker the runner spawned as one rank has RANK set; else it forks the ranks
+            figures = group.rank_main(device) if "RANK" in os.environ else group.run_forked(device)
         else:
             tests: Dict[str, Callable[..., Any]] = {
                 "matmul": workloads.matmul,
@@ -50,30 +50,14 @@ def _run(test: str, device: str) -> None:
             }
             figures = tests[test](device)
         result: Dict[str, Any] = {"status": SmokeStatus.PASSED, "figures": figures}
+    except group.RankFailure as exc:  # its message names the rank and what it said
+        result = {"status": SmokeStatus.FAILED, "error": str(exc)[-2000:]}
     except Exception as exc:  # a wrong result, or torch failing (no kernel image, NCCL error)
-        lines = traceback.format_exception_only(type(exc), exc)
-        result = {"status": SmokeStatus.FAILED, "error": "".join(lines).strip()[-2000:]}
+        result = {"status": SmokeStatus.FAILED, "error": workloads.error_text(exc)}
     result["test"] = test
     result["duration_s"] = round(time.perf_counter() - start, 3)
     sys.stdout.write("\n" + MARK + " " + json.dumps(result) + "\n")
     sys.stdout.flush()
-
-
-def _all_reduce(workloads: ModuleType, device: str) -> Dict[str, Any]:
-    import torch.distributed as dist
-
-    backend = "nccl" if device.startswith("cuda") else "gloo"
-    if device.startswith("cuda"):
-        import torch
-
-        torch.cuda.set_device(device)
-    timeout = datetime.timedelta(seconds=float(os.environ.get("ENVCHECK_SMOKE_PG_TIMEOUT", "60")))
-    dist.init_process_group(backend, timeout=timeout)
-    try:
-        figures: Dict[str, Any] = workloads.all_reduce(device)
-        return figures
-    finally:
-        dist.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,15 @@ class SmokeFailure(AssertionError):
     """A workload ran but its result is wrong."""
 
 
+def error_text(exc: BaseException) -> str:
+    """How a workload's exception reads in an answer: its type and message, at most 2000
+    characters (the end, where torch puts what went wrong)."""
+    import traceback
+
+    lines = traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).strip()[-2000:]
+
+
 def relative_error(result: Any, reference: Any) -> float:
     """max |result - reference| / max |reference|, computed in float64."""
     diff = (result.double() - reference).abs().max().item()
@@ -53,12 +62,34 @@ def low_precision(device: str) -> str:
     return "bfloat16"
 
 
-def matmul(device: str, size: int = 0, seconds: float = 1.0) -> Dict[str, Any]:
+# The timed window of each dtype and the length of each repeat in it, by device. A GPU gets
+# 1 s of 0.1 s repeats: its clocks ramp up over the first few hundred ms, and a repeat must
+# hold enough kernels for the launch and the sync to vanish in it. On the CPU a window
+# costs its length times the threads in CPU time, on the machine whose CPU time the smoke
+# run is, and the rate is steady from the first repeat after the warm-up: 0.25 s of 0.05 s
+# repeats holds as many repeats (5) as 1 s did, for a quarter of the cost. Taking the
+# dtypes' repeats in turn (``interleaved_repeats``) is what keeps such a window's figure
+# as steady from run to run as the 1 s windows taken one after the other were.
+WINDOW_S = {"cuda": 1.0, "cpu": 0.25}
+REPEAT_S = {"cuda": 0.1, "cpu": 0.05}
+# The warm-up goes on until one batch takes this long, and sizes the repeats from it. A GPU
+# warms up for a whole repeat: its clock leaves idle over a while. On the CPU the result
+# check has already run each dtype's matmul (kernel, allocator and thread pool are warm):
+# a quarter of a repeat is long enough to time, and costs threads x the difference.
+WARM_S = {"cuda": 0.1, "cpu": 0.0125}
+
+
+def _kind(device: str) -> str:
+    return "cuda" if device.startswith("cuda") else "cpu"
+
+
+def matmul(device: str, size: int = 0, seconds: Optional[float] = None) -> Dict[str, Any]:
     """fp32 and low-precision matmul: checked against float64, then timed.
 
     Per dtype: ``{dtype}_tflops`` is the median over repeats of a window of at least
-    ``seconds`` (see ``time_matmul``), with ``{dtype}_tflops_min``/``_max`` and the spread
-    (max - min) / median, so one noisy window (another process taking a core, a clock
+    ``seconds`` (default: the device's ``WINDOW_S``; the dtypes' repeats taken in turn, see
+    ``interleaved_repeats``), with ``{dtype}_tflops_min``/``_max`` and the spread
+    (max - min) / median, so one noisy repeat (another process taking a core, a clock
     ramping up) shows as spread instead of moving the figure. ``threads`` is torch's
     intra-op thread count: a CPU figure means nothing without it; ``{dtype}_cpu_share`` is
     the CPU time those threads got over the window's wall time (1.0: every thread ran all
@@ -78,19 +109,21 @@ def matmul(device: str, size: int = 0, seconds: float = 1.0) -> Dict[str, Any]:
         figures["threads"] = torch.get_num_threads()
         if hasattr(os, "getloadavg"):  # others' load on the same cores moves a CPU figure
             figures["load_avg_1m"] = round(os.getloadavg()[0], 2)
-    dtypes = ["float32", low_precision(device)]
-    for name in dtypes:
-        dtype = getattr(torch, name)
-        a, b = a64.to(device, dtype), b64.to(device, dtype)
-        result = (a @ b).cpu()
+    pairs: Dict[str, Tuple[Any, Any]] = {}
+    for name in ["float32", low_precision(device)]:
+        a, b = a64.to(device, getattr(torch, name)), b64.to(device, getattr(torch, name))
         tol = TOLERANCE["tf32" if name == "float32" and figures.get("tf32_matmul") else name]
-        figures[f"{name}_rel_error"] = check_close(f"{name} matmul", result, reference, tol)
-        wall, cpu = time.perf_counter(), time.process_time()
-        rates = [r / 1e12 for r in matmul_repeats(a, b, device, seconds)]
+        figures[f"{name}_rel_error"] = check_close(f"{name} matmul", (a @ b).cpu(), reference, tol)
+        pairs[name] = (a, b)
+    kind = _kind(device)
+    window, repeat = seconds or WINDOW_S[kind], REPEAT_S[kind]
+    wall, cpu = time.perf_counter(), time.process_time()
+    rates = interleaved_repeats(list(pairs.values()), device, window, repeat, warm_s=WARM_S[kind])
+    got = (time.process_time() - cpu) / ((time.perf_counter() - wall) * figures.get("threads", 1))
+    for name, dtype_rates in zip(pairs, rates):
         if not device.startswith("cuda"):  # the CPU time the threads got: < 1 = contended
-            got = (time.process_time() - cpu) / ((time.perf_counter() - wall) * figures["threads"])
             figures[f"{name}_cpu_share"] = round(got, 2)
-        figures.update(summarize_rates(name, rates))
+        figures.update(summarize_rates(name, [r / 1e12 for r in dtype_rates]))
     return figures
 
 
@@ -113,35 +146,61 @@ def summarize_rates(name: str, rates: Sequence[float]) -> Dict[str, Any]:
 def matmul_repeats(
     a: Any, b: Any, device: str, seconds: float, repeat_s: float = 0.1, min_repeats: int = 5
 ) -> List[float]:
-    """FLOP/s of ``a @ b`` in repeats of about ``repeat_s`` each, for at least ``seconds``.
+    """FLOP/s of ``a @ b`` in repeats of about ``repeat_s`` each, for at least ``seconds``
+    (``interleaved_repeats`` of one pair)."""
+    (rates,) = interleaved_repeats([(a, b)], device, seconds, repeat_s, min_repeats)
+    return rates
 
-    A warm-up of about one repeat first (allocator, kernel selection, thread pool start,
-    the clock leaving idle); then the number of matmuls per repeat is sized from it, so
-    every repeat is long enough for the timer and the GPU queue, and short enough that
-    the window holds several (the median of at least ``min_repeats``).
+
+def interleaved_repeats(
+    pairs: Sequence[Tuple[Any, Any]],
+    device: str,
+    seconds: float,
+    repeat_s: float = 0.1,
+    min_repeats: int = 5,
+    warm_s: Optional[float] = None,
+) -> List[List[float]]:
+    """FLOP/s of each pair's ``a @ b``, in repeats of about ``repeat_s`` each, at least
+    ``min_repeats`` of them and ``seconds`` of repeats per pair.
+
+    Each pair is warmed up first (``_per_repeat``, until a batch takes ``warm_s``, by
+    default a repeat); then the repeats go round the pairs,
+    one of each in turn. So each pair's repeats spread over the whole window of all of
+    them, and a slow spell of the machine (another process holding a core for a few hundred
+    ms) falls on every pair alike and on a small part of each, where windows one after the
+    other would hand it whole to one pair's figure: at the same cost, the figures move less
+    from run to run (benchmarks/bench_smoke.py).
     """
-    n = a.shape[0]
+    pers = [_per_repeat(a, b, device, repeat_s, warm_s or repeat_s) for a, b in pairs]
+    rates: List[List[float]] = [[] for _ in pairs]
+    window = time.perf_counter()
+    while min(map(len, rates)) < min_repeats or time.perf_counter() - window < seconds * len(pairs):
+        for (a, b), per, out in zip(pairs, pers, rates):
+            start = time.perf_counter()
+            for _ in range(per):
+                a @ b
+            _sync(device)
+            out.append(2 * a.shape[0] ** 3 * per / (time.perf_counter() - start))
+    return rates
+
+
+def _per_repeat(a: Any, b: Any, device: str, repeat_s: float, warm_s: float) -> int:
+    """How many matmuls make a repeat of about ``repeat_s``, from a warm-up until a batch
+    takes ``warm_s`` (allocator, kernel selection, thread pool start, the clock leaving
+    idle): long enough for the timer and the GPU queue, short enough that a window holds
+    several."""
     a @ b
     _sync(device)
     per, start = 1, time.perf_counter()
-    while True:  # warm-up: doubling batches until one takes repeat_s
+    while True:  # warm-up: doubling batches until one takes warm_s
         for _ in range(per):
             a @ b
         _sync(device)
         took = time.perf_counter() - start
-        if took >= repeat_s or per >= 1 << 16:
+        if took >= warm_s or per >= 1 << 16:
             break
         per, start = per * 2, time.perf_counter()
-    per = max(1, round(per * repeat_s / max(took, 1e-9)))
-    rates: List[float] = []
-    window = time.perf_counter()
-    while len(rates) < min_repeats or time.perf_counter() - window < seconds:
-        start = time.perf_counter()
-        for _ in range(per):
-            a @ b
-        _sync(device)
-        rates.append(2 * n**3 * per / (time.perf_counter() - start))
-    return rates
+    return max(1, round(per * repeat_s / max(took, 1e-9)))
 
 
 def time_matmul(a: Any, b: Any, device: str, seconds: float) -> float:
@@ -214,13 +273,19 @@ KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 # bandwidth shows. 64 MiB saturates loopback TCP for gloo; NVLink needs far more.
 CPU_SWEEP = tuple(4 * KIB * 4**i for i in range(8))  # 4 KiB .. 64 MiB
 GPU_SWEEP = tuple(4 * KIB * 4**i for i in range(10))  # 4 KiB .. 1 GiB
+# The time each size is given, by device. Over gloo every byte crosses loopback TCP in the
+# kernel, on both ranks: the sweep's CPU time is the bytes it moves and the latency-bound
+# small sizes' iterations. 0.025 s gives the largest sizes the 2 timed iterations every
+# size gets after its verified warm-up, and the small ones a dozen to 20; a GPU's 0.25 s
+# costs the host little.
+SIZE_S = {"cuda": 0.25, "cpu": 0.025}
 
 
 def all_reduce(
     device: str,
     sizes: Optional[Sequence[int]] = None,
     iters: Optional[int] = None,
-    seconds_per_size: float = 0.25,
+    seconds_per_size: Optional[float] = None,
     budget_s: float = 20.0,
 ) -> Dict[str, Any]:
     """SUM all_reduce over the initialised process group: a size sweep, verified exactly.
@@ -228,7 +293,8 @@ def all_reduce(
     ``sizes`` overrides the sweep (counts of float32 elements); the default goes by x4
     from 4 KiB to 64 MiB on the CPU (gloo) and to 1 GiB on GPUs (NCCL). Per size: one
     verified warm-up, then ``iters`` timed iterations (default: as many as fit in
-    ``seconds_per_size``, 2 to 20, judged from the warm-up), averaged as nccl-tests do.
+    ``seconds_per_size``, by default the device's ``SIZE_S``, 2 to 20, judged from the
+    warm-up), averaged as nccl-tests do.
     The ranks agree on the count (MIN over ranks), so none waits in an all_reduce the
     others skipped; the sweep stops early, on every rank alike, once ``budget_s`` has
     passed, so a slow link reports what it measured instead of taking minutes
@@ -246,6 +312,7 @@ def all_reduce(
     rank, world = dist.get_rank(), dist.get_world_size()
     expected = world * (world + 1) / 2  # each rank contributes rank + 1
     counts = _sweep(device, sizes)
+    per_size = seconds_per_size or SIZE_S[_kind(device)]
     results = []
     truncated = False
     began = time.perf_counter()
@@ -255,7 +322,7 @@ def all_reduce(
 
     for numel in counts:
         figures, go_on = _all_reduce_size(
-            device, numel, float(rank + 1), expected, iters, seconds_per_size, over_budget
+            device, numel, float(rank + 1), expected, iters, per_size, over_budget
         )
         results.append(figures)
         if not go_on and numel != counts[-1]:
