@@ -336,6 +336,7 @@ def finish(procs: List[subprocess.Popen], limit: float) -> List[str]:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_two_simulated_slurm_nodes_on_loopback_pass(tmp_path: Path) -> None:
     page = tmp_path / "ranks.html"
     procs = slurm_job(
@@ -369,6 +370,7 @@ def test_two_simulated_slurm_nodes_on_loopback_pass(tmp_path: Path) -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_rank_0_names_a_rank_with_another_nccl_before_the_all_reduce() -> None:
     """Two simulated nodes; rank 2's facts say another NCCL (the probe's override, as a node
     with another libnccl would): rank 0 names it before the collectives, and fails the job."""
@@ -385,6 +387,7 @@ def test_rank_0_names_a_rank_with_another_nccl_before_the_all_reduce() -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_two_torchrun_nodes_where_one_has_another_nccl(tmp_path: Path) -> None:
     """Two torchrun agents on loopback, a node each (--nnodes 2 --node-rank 0/1), the second
     node's facts saying another NCCL: rank 0 names it before the all_reduce."""
@@ -418,6 +421,7 @@ def test_two_torchrun_nodes_where_one_has_another_nccl(tmp_path: Path) -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_the_json_of_rank_0_carries_the_ranks_compared() -> None:
     from tests.test_json_schema import validate
 
@@ -462,6 +466,7 @@ def test_the_rank_page_colours_slow_failed_and_missing_ranks() -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_a_node_that_never_starts_is_named_and_nothing_hangs() -> None:
     for timeout in (6, 20, 60):  # longer when rank 1 was too slow to join (a busy machine)
         began = time.monotonic()
@@ -479,6 +484,7 @@ def test_a_node_that_never_starts_is_named_and_nothing_hangs() -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_a_rank_whose_rank_0_never_starts_says_so_in_one_line() -> None:
     procs = slurm_job(nodes=2, per_node=1, timeout=2, start=[1])  # rank 0's node never starts
     (output,) = finish(procs, 90)
@@ -488,6 +494,7 @@ def test_a_rank_whose_rank_0_never_starts_says_so_in_one_line() -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_a_rank_killed_midway_is_named_and_the_others_report() -> None:
     outputs: List[str] = []
     for timeout in (8, 20, 60):  # longer when a live rank was too slow (a busy machine)
@@ -546,6 +553,7 @@ def _rank(rank: int, port: int) -> subprocess.Popen:
 
 @needs_torch
 @pytest.mark.parametrize("waiting_in", ["python", "c"])
+@pytest.mark.slow
 def test_an_interrupted_rank_says_so_in_one_line_and_exits_130(waiting_in: str) -> None:
     """Ctrl-C (a real SIGINT to the rank's group) ends a rank with one line and 128 + SIGINT,
     as `envcheck smoke --distributed` does, not a traceback: rank 0 waiting (in Python) for a
@@ -584,6 +592,7 @@ def test_an_interrupted_rank_says_so_in_one_line_and_exits_130(waiting_in: str) 
 
 
 @needs_torch
+@pytest.mark.slow
 def test_ctrl_c_on_a_torchrun_job_ends_every_rank_in_one_line(tmp_path: Path) -> None:
     """A real torchrun job of two ranks, and Ctrl-C (SIGINT to the whole process group, as a
     terminal sends it) while the ranks are in the job: each rank's own output is one
@@ -642,6 +651,7 @@ def test_ctrl_c_on_a_torchrun_job_ends_every_rank_in_one_line(tmp_path: Path) ->
 
 
 @needs_torch
+@pytest.mark.slow
 def test_rank_0_stays_until_the_ranks_that_came_have_read_that_the_job_will_not_start() -> None:
     """Rank 0 holds the store: leaving right after it says "not starting" (a rank is
     missing) cut the others off mid-read (a DistNetworkError traceback, exit 3, now and then

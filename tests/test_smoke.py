@@ -118,6 +118,7 @@ def test_the_dtypes_repeats_are_taken_in_turn() -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_all_reduce_sweep_is_bounded_by_its_budget_on_every_rank() -> None:
     """Three real gloo ranks (child processes) run the workload with a zero time budget: every
     rank stops after the first size, and they agree on the iteration count (a rank that went
@@ -150,6 +151,7 @@ def test_all_reduce_sweep_is_bounded_by_its_budget_on_every_rank() -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_optional_memory_test() -> None:
     result = run_one("memory", "cpu", timeout=120)
     assert result.status == "passed" and result.figures["bytes"] > 0
@@ -159,6 +161,7 @@ def children() -> set:
     return {p.pid for p in psutil.Process().children(recursive=True)}
 
 
+@pytest.mark.slow
 def test_a_hanging_test_is_killed_on_time_with_nothing_left(tmp_path: Path) -> None:
     env = dict(
         os.environ, PYTHONPATH=f"{make_fake_torch(tmp_path, 'hang')}{os.pathsep}{Path.cwd()}"
@@ -176,6 +179,7 @@ def test_a_hanging_test_is_killed_on_time_with_nothing_left(tmp_path: Path) -> N
 
 @needs_torch
 @pytest.mark.parametrize("first", ["hang", "exit"])
+@pytest.mark.slow
 def test_tests_after_one_that_hung_or_crashed_run_in_a_new_worker(tmp_path: Path, first) -> None:
     """matmul and amp share one worker (torch imported once); when the worker hangs or dies
     on matmul, amp still runs, in a new worker, and passes."""
@@ -209,6 +213,7 @@ def test_tests_after_one_that_hung_or_crashed_run_in_a_new_worker(tmp_path: Path
 
 
 @needs_torch
+@pytest.mark.slow
 def test_one_worker_answers_every_test_of_a_device(tmp_path: Path) -> None:
     """One import of torch for the device's tests: the worker's answers, in order, carry their
     test's name; a second worker is never started when the first answers them all."""
@@ -236,6 +241,7 @@ ALL_REDUCES = {
 
 
 @pytest.mark.parametrize("start", list(ALL_REDUCES))
+@pytest.mark.slow
 def test_a_hanging_all_reduce_times_out_every_rank(tmp_path: Path, start) -> None:
     env = dict(
         os.environ, PYTHONPATH=f"{make_fake_torch(tmp_path, 'hang')}{os.pathsep}{Path.cwd()}"
@@ -262,6 +268,7 @@ def started_python(tmp_path: Path, env: dict) -> Path:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_cpu_ranks_are_forked_by_the_worker_that_ran_the_tests_before(tmp_path: Path) -> None:
     """On the CPU all_reduce is one of the worker's turns: the worker that ran the test before
     it, torch imported, forks both gloo ranks; no Python starts for a rank. A RANK from the
@@ -278,6 +285,7 @@ def test_cpu_ranks_are_forked_by_the_worker_that_ran_the_tests_before(tmp_path: 
 
 
 @needs_torch
+@pytest.mark.slow
 def test_spawned_ranks_answer_each_for_itself(tmp_path: Path) -> None:
     """The GPUs' way, one fresh worker per rank with RANK set, still works (here over gloo)."""
     env = dict(os.environ)
@@ -320,6 +328,7 @@ def alive_pid(pid: int) -> bool:
         ("all:hang", "timed_out", "no result after"),
     ],
 )
+@pytest.mark.slow
 def test_a_forked_rank_that_crashes_or_hangs(tmp_path: Path, fault, status, error) -> None:
     """A forked rank that dies or hangs fails or times out the all_reduce, no rank outlives
     it, and the tests after it still run."""
@@ -457,6 +466,7 @@ def test_rank_table_names_failed_and_slow_ranks() -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_torchrun_with_two_simulated_nodes() -> None:
     """Two torchrun agents on localhost, c10d rendezvous on 127.0.0.1: one job of two nodes."""
     port = free_port()
@@ -520,6 +530,7 @@ def test_cli_distributed_outside_torchrun_is_a_usage_error() -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_check_with_smoke_joins_the_results() -> None:
     out = envcheck("check", "--no-deep", "--smoke", "--json")
     report = json.loads(out.stdout)
@@ -528,6 +539,7 @@ def test_check_with_smoke_joins_the_results() -> None:
 
 
 @needs_torch
+@pytest.mark.slow
 def test_optional_compile_test_matches_eager() -> None:
     result = run_one("compile", "cpu", timeout=300)
     assert result.status == "passed", result.error
