@@ -444,7 +444,15 @@ def test_the_static_check_resolves_a_plan_only_when_a_fix_needs_one(
         "print(json.dumps([m in sys.modules for m in ('envcheck.install.resolve', "
         "'envcheck.cli.diagnose', 'psutil', 'hashlib')]))\n"
     )
-    env = {"ENVCHECK_GPUS": gpus, "ENVCHECK_TORCH": "2.13.0+cpu", "ENVCHECK_DRIVER": "580.95.05"}
+    env = {
+        "ENVCHECK_GPUS": gpus,
+        "ENVCHECK_DRIVER": "580.95.05",
+        # torch 2.13's CPU build, installed for a Python it has wheels for, on any runner (CI's
+        # Python 3.9 and 3.13 stages have no torch)
+        "ENVCHECK_FACT_TORCH_INSTALLED": "true",
+        "ENVCHECK_FACT_TORCH_VERSION": "2.13.0+cpu",
+        "ENVCHECK_FACT_PYTHON_VERSION": "3.12.3",
+    }
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

@@ -106,6 +106,7 @@ class LoggedMatrix:
         time.sleep(0.001)
 
 
+@needs_torch
 def test_the_dtypes_repeats_are_taken_in_turn() -> None:
     """Each pair is warmed up, then the repeats go round the pairs: a slow spell of the machine
     falls on both dtypes' figures alike, not whole on one of them."""
