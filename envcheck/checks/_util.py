@@ -31,13 +31,6 @@ class PlanOnce:
         self._resolve: Optional[Callable[[], InstallPlan]] = resolve
         self._plan: Optional[InstallPlan] = None
 
-    @classmethod
-    def of(cls, plan: InstallPlan) -> PlanOnce:
-        """A plan already resolved."""
-        once = cls(lambda: plan)
-        once._plan, once._resolve = plan, None
-        return once
-
     def __call__(self) -> InstallPlan:
         if self._plan is None:
             assert self._resolve is not None

@@ -132,8 +132,8 @@ def check(
     if facts is None:
         facts = _probe(deep, timeout, python, show_ids, chosen_because, progress)
     available = _available(facts, observed, unstated, deep or not live)
-    # The one install plan of this report, resolved before the checks: every fix that names a
-    # torch build or a CUDA version explains this plan, and the command under them renders it.
+    # The report's one install plan (every fix naming a build explains it, the command renders
+    # it), resolved when a check or the advice first asks: never where nothing needs installing.
     from ..checks._util import PlanOnce
 
     plan = PlanOnce(lambda: _plan(facts, tables, req, manager, wish))  # resolved if asked
