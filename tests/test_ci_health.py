@@ -446,7 +446,7 @@ def test_the_static_check_resolves_a_plan_only_when_a_fix_needs_one(
     )
     env = {
         "ENVCHECK_GPUS": gpus,
-        "ENVCHECK_DRIVER": "580.95.05",
+        "ENVCHECK_DRIVER_VERSION": "580.95.05",
         # torch 2.13's CPU build, installed for a Python it has wheels for, on any runner (CI's
         # Python 3.9 and 3.13 stages have no torch)
         "ENVCHECK_FACT_TORCH_INSTALLED": "true",
