@@ -7,13 +7,12 @@ them here, the same way; :mod:`envcheck.compat` holds the other shared questions
 from __future__ import annotations
 
 import enum
-from dataclasses import replace
 from datetime import date, datetime
 from typing import Optional, Tuple
 
 from packaging.version import Version
 
-from ._record import record
+from ._record import record, replace
 from .facts import Facts
 from .tables.model import Tables, parse_driver, parse_version
 from .tegra import board, tegra_cuda

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import field
 from typing import Any, Dict, List, Optional
 
-from ._record import record
+from ._record import field, record
 from .facts_codec import FactsError, build, convert, field_type, kind_of, to_plain
 from .values import ComputeCapability, GpuArch, OsFamily, Variant
 

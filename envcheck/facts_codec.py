@@ -9,12 +9,12 @@ value once, naming the field of a bad one; the deep probe's records and the
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import sys
 import typing
 from typing import Any, Dict
 
+from ._record import fields, is_record
 from .values import Arch, ComputeCapability, Gfx, Platform, Variant
 
 # The value types a Facts field may hold, each with its one parser (``parse``).
@@ -47,9 +47,9 @@ def kind_of(value: Any) -> str:
 
 
 def to_plain(value: Any) -> Any:
-    """A dataclass as JSON data: nested dataclasses as dicts, values as their strings."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    """A record as JSON data: nested records as dicts, values as their strings."""
+    if is_record(value) and not isinstance(value, type):
+        return {f.name: to_plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, VALUES):
@@ -66,7 +66,7 @@ def build(cls: type, data: Any, path: str) -> Any:
         raise FactsError(f"{path or 'document'}: expected an object, got {kind_of(data)}")
     hints = _hints(cls)
     kwargs = {}
-    for f in dataclasses.fields(cls):
+    for f in fields(cls):
         if f.name in data:
             where = f"{path}.{f.name}" if path else f.name
             kwargs[f.name] = convert(hints[f.name], data[f.name], where)
@@ -137,7 +137,7 @@ def convert(tp: Any, value: Any, path: str) -> Any:
             raise FactsError(f"{path}: expected an object, got {kind_of(value)}")
         _, item = typing.get_args(tp)
         return {str(k): convert(item, v, f"{path}.{k}") for k, v in value.items()}
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+    if isinstance(tp, type) and is_record(tp):
         return build(tp, value, path)
     if isinstance(tp, type) and (issubclass(tp, enum.Enum) or tp in VALUES):
         return _value(tp, value, path)

@@ -9,10 +9,9 @@ badly or may break", ``info`` is worth knowing. Every rule lives in one registry
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Dict, FrozenSet, Optional, Sequence, Tuple, Union
 
-from ._record import record
+from ._record import record, replace
 from .values import Severity
 
 SEVERITIES = tuple(s.value for s in Severity)

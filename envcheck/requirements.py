@@ -22,7 +22,6 @@ Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 from __future__ import annotations
 
 import math
-from dataclasses import field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -30,7 +29,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from ._cwd import current as current_folder
-from ._record import record
+from ._record import field, record
 from ._text import size as fmt_size
 from ._toml import ConfigError, Unreadable, read_toml
 from .compat import gpu_capabilities

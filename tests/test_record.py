@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import field
-from typing import Any, Dict, List, Optional
+from typing import Any, ClassVar, Dict, List, Optional
 
 import pytest
 
@@ -223,3 +223,92 @@ def test_the_factory_marker_of_the_signature_passed_back_makes_a_fresh_value() -
     for made in pair(False):
         marker = inspect.signature(made).parameters["tags"].default
         assert made(x=1, tags=marker).tags == []
+
+
+def made_by(decorate: Any, body: str) -> Any:
+    """A class whose body is ``body``, made by ``decorate``: the outcome or the error."""
+    space: Dict[str, Any] = {
+        "field": field,
+        "ClassVar": ClassVar,
+        "List": List,
+        "__name__": __name__,
+    }
+    try:
+        exec(f"class Made:\n{body}", space)
+        return decorate(space["Made"])
+    except (TypeError, ValueError) as exc:
+        return type(exc)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    x: int = 0\n    y: int\n",  # a field without a default after one with
+        "    x: List[int] = []\n",  # a mutable default
+        "    x: int = field(default=1, default_factory=int)\n",  # both
+        "    x: int = 0\n    y: ClassVar[int] = 1\n    z: 'ClassVar[int]' = 2\n",  # not fields
+        "    x: int = field(default=3)\n    y: List[int] = field(default_factory=list)\n",
+    ],
+)
+def test_a_class_is_refused_or_made_as_a_dataclass_is(body: str) -> None:
+    """The rules dataclasses enforces when it makes a class, and the class attributes it
+    leaves (a field(default=) becomes the default, a factory's field no attribute)."""
+    plain, ours = made_by(dataclasses.dataclass, body), made_by(record, body)
+    if isinstance(plain, type) and issubclass(plain, Exception):
+        assert ours is plain
+        return
+    assert [f.name for f in dataclasses.fields(ours)] == [f.name for f in dataclasses.fields(plain)]
+    for name in ("x", "y", "z"):
+        assert getattr(ours, name, "absent") == getattr(plain, name, "absent"), name
+    assert outcome(ours) == outcome(plain)
+
+
+def described(f: Any) -> Any:
+    return (f.name, f.type, f.default, f.default_factory, f.init, f.compare, f.hash, f.repr)
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_dataclasses_functions_take_a_record_as_a_dataclass(frozen: bool) -> None:
+    """What is made on first use (``__dataclass_fields__``) serves dataclasses' own
+    functions; envcheck's own ``fields`` and ``replace`` answer the same without them."""
+    from envcheck import _record
+
+    plain, ours = pair(frozen)
+    a, b = ours(x=1, tags=["t"], note="n"), plain(x=1, tags=["t"], note="n")
+    assert dataclasses.is_dataclass(a) and dataclasses.is_dataclass(ours)
+    assert dataclasses.asdict(a) == dataclasses.asdict(b)
+    assert dataclasses.astuple(a) == dataclasses.astuple(b)
+    assert list(map(described, dataclasses.fields(ours))) == list(
+        map(described, dataclasses.fields(plain))
+    )
+    assert [f.name for f in _record.fields(a)] == [f.name for f in dataclasses.fields(b)]
+    changed = dataclasses.replace(a, y=2.0)
+    assert changed == _record.replace(a, y=2.0) and changed.y == 2.0 and changed.tags == ["t"]
+    assert repr(dataclasses.replace(b, y=2.0)).split("(", 1)[1] == repr(changed).split("(", 1)[1]
+    with pytest.raises(TypeError):
+        _record.fields(1)
+
+
+def test_making_records_imports_neither_dataclasses_nor_inspect() -> None:
+    """The point of the module: a healthcheck's Facts cost no ``dataclasses``/``inspect``
+    import, until something asks for a record as a dataclass."""
+    import json
+    import subprocess
+    import sys
+
+    from envcheck._record import fields
+    from envcheck.facts import Facts
+
+    code = (
+        "import sys\n"
+        "from envcheck.facts import Facts\n"
+        "f = Facts.from_dict(Facts().to_dict())\n"
+        "before = {m for m in ('dataclasses', 'inspect') if m in sys.modules}\n"
+        "import dataclasses\n"
+        "import json\n"
+        "print(json.dumps([sorted(before), [x.name for x in dataclasses.fields(f)]]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, names = json.loads(out.stdout)
+    assert before == []  # nothing imported before it was asked for
+    assert names == [f.name for f in fields(Facts)] and len(names) > 5

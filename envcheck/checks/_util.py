@@ -241,8 +241,7 @@ def torch_for_toolkit(
     build, else the newest. None when the tables know none that is known to fit: a
     suggestion never names a build that does not exist or cannot run. The report's wish
     (``plan.wish``: the project's torch specifier, the manager) holds for it too."""
-    from dataclasses import replace
-
+    from .._record import replace
     from ..install import known_variants, resolve
 
     wish = report_plan(facts, tables, planned).plan.wish

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Set, Tuple, Union
 
-from .._record import record
+from .._record import field, record
 from ..facts import Facts
 from ..findings import Finding
 from .smoke import run_smoke, smoke_findings, with_expected

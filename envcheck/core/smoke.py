@@ -71,8 +71,7 @@ def with_expected(
     f = result.figures
     if result.name != "all_reduce" or facts is None or not f.get("backend"):
         return result
-    from dataclasses import replace
-
+    from .._record import replace
     from ..smoke.expected import expected_busbw
 
     try:

@@ -8,10 +8,9 @@ text" never reads as "fine" or as "broken".
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
-from .._record import record
+from .._record import field, record, replace
 from ..facts import Facts, RuntimeStatus
 from ..findings import Finding
 from ..rules import DETAILS, RULES, with_details
@@ -272,14 +271,12 @@ def command_needs(reading: Reading, lacking: Sequence[str]) -> List[str]:
 def _for_the_reporter(report: Report, reading: Reading, lacking: Sequence[str]) -> Report:
     """The report with its install command only when it is resolved for the reporter's
     machine as the text describes it; otherwise no command, and what it needs."""
-    import dataclasses
-
     needs = command_needs(reading, lacking)
     if report.install is None or not needs:
         return report
     diagnosis = dict(report.diagnosis or {}, command_needs=needs)
     findings = tuple(f.but(command=None) if f.command else f for f in report.findings)
-    return dataclasses.replace(report, install=None, findings=findings, diagnosis=diagnosis)
+    return replace(report, install=None, findings=findings, diagnosis=diagnosis)
 
 
 def explain(message: str, tables: Tables) -> Optional[Explanation]:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
-from .._record import record
+from .._record import field, record
 from ..facts import Facts
 from ..values import Variant
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .._record import record
+from .._record import field, record
 from ..facts import Facts, RuntimeStatus
 from ..findings import Finding, sort_key
 from ..rules import RULES

@@ -9,11 +9,10 @@ the others from being compared, and never becomes a traceback.
 from __future__ import annotations
 
 import json
-from dataclasses import field
 from pathlib import Path
 from typing import IO, Any, Dict, Iterable, List, Optional, Tuple
 
-from .._record import record
+from .._record import field, record
 from ..facts import Facts, FactsError
 from ..findings import Finding
 from ..values import Severity

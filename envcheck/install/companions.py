@@ -4,13 +4,13 @@ the local labels that make pip replace a build of the same version."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, Optional, Sequence
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from .. import builds
+from .._record import replace
 from ..compat import platform_of, torch_variant
 from ..facts import Facts
 from ..tables import Tables

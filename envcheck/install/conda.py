@@ -4,12 +4,12 @@ command (tables.conda). After the channel's last release, conda-forge builds tor
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from .._record import replace
 from ..tables import Tables
 from ..tables.model import CondaChannel, Release
 from ..values import Platform, Variant

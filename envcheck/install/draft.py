@@ -4,10 +4,9 @@ frozen answer. Each step of ``resolve`` adds what it decided (a package, a note,
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import List, Optional, Tuple
 
-from .._record import record
+from .._record import field, record
 from ..values import Variant
 from .plan import CondaCommand, NoPlan, OtherIndex, Package, Planned
 from .reasons import Blocker

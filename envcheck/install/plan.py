@@ -13,10 +13,9 @@ satisfied by the installed ``2.13.0+cpu`` and change nothing.
 
 from __future__ import annotations
 
-from dataclasses import asdict, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from .._record import record
+from .._record import field, record
 from ..compat import INDEX_URL
 from ..values import Platform, Variant
 from .reasons import Blocker
@@ -115,6 +114,8 @@ class _Common:
             externally_managed=self.externally_managed,
             **kind,
         )
+        from dataclasses import asdict  # only a plan written out pays for dataclasses
+
         return asdict(record)
 
 

@@ -17,12 +17,12 @@ conflicts and the nearest ways out (ways_out.py).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from .._record import replace
 from ..compat import has_amd_gpu, has_nvidia_gpu, platform_of
 from ..facts import Facts
 from ..tables import Tables

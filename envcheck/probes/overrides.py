@@ -20,13 +20,12 @@ an :class:`OverrideError` naming the variable, never a silently ignored value.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import math
 import re
 from typing import Any, List, Mapping, Tuple
 
-from .._record import record
+from .._record import fields, is_record, record
 from .._text import one_line as one_line
 from ..facts import (
     AmdFacts,
@@ -155,8 +154,8 @@ def _coerce(section_cls: type, name: str, raw: str, variable: str) -> Any:
 def _check_numbers(value: Any, path: str, variable: str) -> None:
     """Sizes and counts are never negative, and no number is NaN or infinite: a nonsense
     override is refused, not simulated."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
+    if is_record(value) and not isinstance(value, type):
+        for f in fields(value):
             _check_numbers(getattr(value, f.name), f"{path}.{f.name}", variable)
     elif isinstance(value, list):
         for i, item in enumerate(value):
@@ -193,7 +192,7 @@ def parse_overrides(environ: Mapping[str, str]) -> List[Override]:
             for prefix, section, cls in SECTIONS:
                 if rest.startswith(prefix):
                     name = rest[len(prefix) :].lower()
-                    if name not in {f.name for f in dataclasses.fields(cls)}:
+                    if name not in {f.name for f in fields(cls)}:
                         raise OverrideError(f"{variable}: {section} has no field {name!r}")
                     value = _coerce(cls, name, raw, variable)
                     _check_numbers(value, f"{section}.{name}", variable)

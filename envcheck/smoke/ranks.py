@@ -7,10 +7,9 @@ code is envcheck.verdict's, from the same problems.
 from __future__ import annotations
 
 import statistics
-from dataclasses import field
 from typing import Any, Dict, List, Optional, Tuple
 
-from .._record import record
+from .._record import field, record
 from ..values import int_ranges
 from .launch import Launch
 

@@ -16,11 +16,10 @@ import os
 import sys
 import threading
 import time
-from dataclasses import asdict, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 from .. import _proc
-from .._record import record
+from .._record import field, record
 from ..values import SmokeStatus
 from .group import CPU_WORLD, forks, free_port
 from .worker import MARK
@@ -75,6 +74,8 @@ class SmokeResult:
         return SmokeStatus(self.status).is_failure
 
     def to_dict(self) -> Dict[str, Any]:
+        from dataclasses import asdict
+
         out = asdict(self)
         out["status"] = SmokeStatus(self.status).value
         return out

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import field
 from typing import Dict, Mapping, Optional, Tuple
 
 from packaging.version import Version
 
-from .._record import record
+from .._record import field, record
 from ..values import Arch, ComputeCapability
 from .versions import DriverVersion, Provenance
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import field
 from datetime import date
 from pathlib import Path
 from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
@@ -17,7 +16,7 @@ from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from .._record import record
+from .._record import field, record
 from ..values import ComputeCapability, Variant
 from .gpu_records import Family as Family
 from .gpu_records import FirstDriver as FirstDriver

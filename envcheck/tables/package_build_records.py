@@ -5,13 +5,12 @@ packages built for one CUDA major. Read by tables.read_package_builds; asked by 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, Match, Optional, Pattern, Tuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from .._record import record
+from .._record import record, replace
 from ..values import Variant
 from .versions import Provenance
 

@@ -4,12 +4,11 @@ each record comes from."""
 from __future__ import annotations
 
 import enum
-from dataclasses import field
 from typing import Mapping, Optional, Tuple
 
 from packaging.version import Version
 
-from .._record import record
+from .._record import field, record
 from ..values import ComputeCapability
 
 PLATFORMS = (
