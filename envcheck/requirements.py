@@ -21,12 +21,8 @@ Each unmet requirement is an error finding (REQ001-REQ008) with its fix.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import Version
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from ._cwd import current as current_folder
 from ._record import field, record
@@ -35,18 +31,19 @@ from ._toml import ConfigError, Unreadable, read_toml
 from .compat import gpu_capabilities
 from .facts import Facts, RuntimeStatus
 from .findings import Finding
-from .probes.overrides import parse_size
+from .requirement_values import cuda_version, gpu_memory, kind, specifier
+from .rules import RULES  # REQ001-REQ008 live in the one registry
 from .tables.model import capability_key, parse_version
 from .values import ComputeCapability
 
-AMPERE = ComputeCapability(8, 0)  # bf16 and tf32 need compute capability 8.0 or newer
+if TYPE_CHECKING:  # packaging's parsers load when a project pins something
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
 
-from .rules import RULES  # noqa: E402 - REQ001-REQ008 live in the one registry
+AMPERE = ComputeCapability(8, 0)  # bf16 and tf32 need compute capability 8.0 or newer
 
 SMOKE_TESTS = ("matmul", "amp", "all_reduce", "memory", "compile")
 DTYPES = ("bf16", "fp16", "tf32")
-# How each version key is written as a string (a TOML number loses digits: 3.10 is 3.1).
-_EXAMPLES = {"torch": '">=2.4"', "python": '">=3.10"', "cuda": '"12.1"'}
 
 
 class RequirementError(RuntimeError):
@@ -91,39 +88,6 @@ class Requirements:
         return bool(self.dtypes or self.backend or self.gpus)
 
 
-def _kind(value: Any) -> str:
-    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}
-    names.update({list: "a list", dict: "a table"})
-    return names.get(type(value), type(value).__name__)
-
-
-def _version_text(value: Any, key: str, where: str) -> str:
-    """A version key's text: a string, or a whole number (``python = 3`` is exact); a
-    float is refused, since TOML reads ``python = 3.10`` as 3.1."""
-    if isinstance(value, float):
-        raise ConfigError(
-            f"{where}: {key} = {value!r} is a number, and a number loses digits (3.10 reads as "
-            f"3.1); write it as a string: {key} = {_EXAMPLES[key]}"
-        )
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise ConfigError(
-            f"{where}: {key} must be a string like {_EXAMPLES[key]}, not {_kind(value)}"
-        )
-    return str(value)
-
-
-def _spec(value: Any, key: str, where: str) -> SpecifierSet:
-    text = _version_text(value, key, where).strip()
-    if text and text[0].isdigit():
-        text = f">={text}"
-    try:
-        return SpecifierSet(text)
-    except InvalidSpecifier:
-        raise ConfigError(
-            f"{where}: {key} = {value!r} is not a version specifier like '>=2.4'"
-        ) from None
-
-
 # The keys of [tool.envcheck], and the keywords of envcheck.require() (envcheck.core.script):
 # one list, so a key the README names works in both places (a test holds the two together).
 _VERSION_KEYS = ("torch", "python", "cuda")
@@ -156,36 +120,30 @@ def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
     """Validate a [tool.envcheck] table; unknown keys and bad values are ConfigErrors."""
     req = Requirements(source=where)
     if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: [tool.envcheck] must be a table, not {_kind(raw)}")
+        raise ConfigError(f"{where}: [tool.envcheck] must be a table, not {kind(raw)}")
     _unknown_keys(raw, where)
     for dtype in DTYPES:  # bf16 = true: the short way to write dtypes = ["bf16"]
         if dtype in raw and not isinstance(raw[dtype], bool):
             raise ConfigError(
-                f"{where}: {dtype} = {raw[dtype]!r} must be true or false, not {_kind(raw[dtype])}"
+                f"{where}: {dtype} = {raw[dtype]!r} must be true or false, not {kind(raw[dtype])}"
             )
     if "torch" in raw:
-        req.torch = _spec(raw["torch"], "torch", where)
+        req.torch = specifier(raw["torch"], "torch", where)
     if "python" in raw:
-        req.python = _spec(raw["python"], "python", where)
+        req.python = specifier(raw["python"], "python", where)
     if "cuda" in raw:
-        text = _version_text(raw["cuda"], "cuda", where)  # raises its own ConfigError
-        try:
-            req.cuda = Version(text)
-        except ValueError:  # InvalidVersion, or a number of 4300+ digits
-            raise ConfigError(
-                f"{where}: cuda = {raw['cuda']!r} is not a version like '12.1'"
-            ) from None
+        req.cuda = cuda_version(raw["cuda"], where)
     if "gpus" in raw:
         if not isinstance(raw["gpus"], int) or isinstance(raw["gpus"], bool) or raw["gpus"] < 0:
             raise ConfigError(f"{where}: gpus = {raw['gpus']!r} is not a whole number")
         req.gpus = raw["gpus"]
     if "gpu_memory" in raw:
-        req.gpu_memory = _gpu_memory(raw["gpu_memory"], where)
+        req.gpu_memory = gpu_memory(raw["gpu_memory"], where)
     if "compute_capability" in raw:
         if isinstance(raw["compute_capability"], (bool, list, dict)):
             raise ConfigError(
                 f"{where}: compute_capability must be a string like '8.0', "
-                f"not {_kind(raw['compute_capability'])}"
+                f"not {kind(raw['compute_capability'])}"
             )
         cc = str(raw["compute_capability"])
         try:
@@ -212,30 +170,6 @@ def parse_requirements(raw: Dict[str, Any], where: str) -> Requirements:
         raise ConfigError(f"{where}: ignore must be a list of finding codes")
     req.ignore = list(ignore)
     return req
-
-
-def _gpu_memory(value: Any, where: str) -> int:
-    """Bytes per GPU: a size string ('40GiB'), or a number of GiB; more than zero."""
-    bad = f"{where}: gpu_memory = {value!r} is not a size like '40GiB'"
-    if isinstance(value, str):
-        try:
-            size = parse_size(value)
-        except ValueError:
-            raise ConfigError(bad) from None
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not math.isfinite(value):
-            raise ConfigError(bad)
-        try:
-            size = int(value * 2**30)
-        except OverflowError:  # a finite float too large for bytes (1e300)
-            raise ConfigError(bad) from None
-    else:
-        raise ConfigError(f"{bad}, it is {_kind(value)}")
-    if size <= 0:
-        raise ConfigError(
-            f"{where}: gpu_memory = {value!r}: the memory per GPU must be more than 0"
-        )
-    return size
 
 
 def _envcheck_table(data: Dict[str, Any], whole: bool) -> Any:
@@ -289,14 +223,14 @@ def load_requirements(
         if table is None:
             raise ConfigError(f"{path}: no [tool.envcheck] table")
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}: [tool.envcheck] must be a table, not {_kind(table)}")
+            raise ConfigError(f"{path}: [tool.envcheck] must be a table, not {kind(table)}")
         return parse_requirements(table, str(path))
     found = find_config(start)
     if found is None:
         return None
     path, table = found
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.envcheck] must be a table, not {_kind(table)}")
+        raise ConfigError(f"{path}: [tool.envcheck] must be a table, not {kind(table)}")
     return parse_requirements(table, str(path))
 
 

@@ -12,9 +12,19 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any, Iterable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Iterable, List, Optional, Tuple, Union
 
-from packaging.version import Version
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+
+def _version(text: str) -> Version:
+    """packaging's Version, imported when a variant is first parsed: its regex costs a
+    healthcheck, which never reads a variant, 3 ms."""
+    from packaging.version import Version
+
+    return Version(text)
+
 
 __all__ = [
     "Arch",
@@ -96,8 +106,8 @@ class Variant:
         if plain:
             return cls(plain)
         if cuda:
-            return cls("cuda", Version(f"{cuda[:-1]}.{cuda[-1]}"))
-        return cls("rocm", Version(rocm))
+            return cls("cuda", _version(f"{cuda[:-1]}.{cuda[-1]}"))
+        return cls("rocm", _version(rocm))
 
     @classmethod
     def maybe(cls, text: Optional[str]) -> Optional[Variant]:
@@ -134,7 +144,7 @@ class Variant:
             major, _, minor = cuda.partition(".")
             minor = minor.split(".")[0] or "0"
             if all(p.isascii() and p.isdigit() and len(p) <= 3 for p in (major, minor)):
-                return cls.for_cuda(Version(f"{int(major)}.{int(minor)}"))
+                return cls.for_cuda(_version(f"{int(major)}.{int(minor)}"))
             return None
         if hip:
             rocm = cls.maybe("rocm" + ".".join(hip.split(".")[:2]))
@@ -146,7 +156,7 @@ class Variant:
 
     @classmethod
     def for_cuda(cls, cuda: Version) -> Variant:
-        return cls("cuda", Version(f"{cuda.major}.{cuda.minor}"))
+        return cls("cuda", _version(f"{cuda.major}.{cuda.minor}"))
 
     @property
     def cuda(self) -> Optional[Version]:
@@ -179,7 +189,7 @@ class Variant:
         return f"Variant({str(self)!r})"
 
     def _key(self) -> Tuple[str, Version]:
-        return (self.kind, self.version or Version("0"))
+        return (self.kind, self.version or _version("0"))
 
     def __eq__(self, other: Any) -> bool:
         if isinstance(other, str):

@@ -442,7 +442,9 @@ def test_the_static_check_resolves_a_plan_only_when_a_fix_needs_one(
         "import json, sys\nfrom envcheck._entry import main\n"
         "try:\n    main(['check', '--no-deep', '--json'])\nexcept SystemExit:\n    pass\n"
         "print(json.dumps([m in sys.modules for m in ('envcheck.install.resolve', "
-        "'envcheck.cli.diagnose', 'psutil', 'hashlib')]))\n"
+        "'envcheck.cli.diagnose', 'psutil', 'hashlib', 'dataclasses', "
+        "'envcheck.tables.read_gpus', 'envcheck.tables.read_drivers', "
+        "'envcheck.tables.read_jetpack')]))\n"
     )
     env = {
         "ENVCHECK_GPUS": gpus,
@@ -462,8 +464,12 @@ def test_the_static_check_resolves_a_plan_only_when_a_fix_needs_one(
     )
     *report, imported = out.stdout.strip().splitlines()
     # Nor does a check import another command's module, psutil (Linux: /proc and /sys say
-    # it) or hashlib (only a tables bundle is hashed).
+    # it), hashlib (only a tables bundle is hashed) or dataclasses (records are made without
+    # it; a plan written out asks dataclasses.asdict). The built-in tables are read as they
+    # are used (tables.groups.OnUse): the GPU models where there is a GPU, the drivers' table
+    # where there is a driver (both machines here have one), JetPack's only on a Jetson.
     linux = platform.system() == "Linux"
-    assert json.loads(imported) == [resolved, False, not linux, False], out.stderr
+    expected = [resolved, False, not linux, False, resolved, gpus != "none", True, False]
+    assert json.loads(imported) == expected, out.stderr
     install = json.loads("\n".join(report))["install"]
     assert (install is not None and "torch" in install["command"]) is resolved, install

@@ -10,6 +10,7 @@ error class (ConfigError, TableError, OverrideError; diagnose raises nothing at 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 import os
@@ -44,7 +45,8 @@ from envcheck.requirements import (
     parse_requirements,
 )
 from envcheck.tables import TableError, builtin_dir, load_tables
-from envcheck.tables import load as table_load
+from envcheck.tables.groups import GROUPS, read_group
+from envcheck.tables.read_messages import read_messages
 from tests.fixtures import profile
 from tests.runner import envcheck
 
@@ -528,15 +530,9 @@ WRONG_TYPES: List[Any] = [
     *(5, -1, 1.5, True, None, "x", "", [], ["x"], [5], {}, {"x": 1}, {"x": [1]}),
     {"a\nb": 1},  # a key that would split a one-line message
 ]
-LOADERS = {
-    "torch_releases": table_load.read_torch_releases,
-    "cuda_driver": lambda d, f: (
-        table_load.read_cuda_driver(d, f),
-        table_load.read_first_drivers(d, f),
-    ),
-    "gpu_arches": table_load.read_gpu_arches,
-    "installers": table_load.read_installers,
-    "messages": table_load.read_messages,
+LOADERS: Dict[str, Callable[[Dict[str, Any], str], Any]] = {
+    **{name: functools.partial(read_group, name) for name in GROUPS},
+    "messages": read_messages,
 }
 
 

@@ -350,3 +350,25 @@ def test_a_users_catalogue_is_read_and_checked_when_the_tables_load(tmp_path: Pa
     doc = json.loads((builtin_dir() / "messages.json").read_text("utf-8"))
     (tmp_path / "messages.json").write_text(json.dumps(doc), "utf-8")
     assert isinstance(load_tables(tmp_path).messages, tuple)
+
+
+def test_built_in_tables_read_on_use_hold_what_a_checked_load_reads(tmp_path: Path) -> None:
+    """The built-in tables read each file's fields the first time one is used
+    (tables.groups.OnUse); the same files given as a folder are read and checked at once.
+    Field by field they hold the same, a field read once is kept, and ``replace`` works."""
+    from envcheck._record import fields, replace
+    from envcheck.tables.groups import GROUPS, OnUse
+
+    for name in GROUPS:
+        shutil.copy(builtin_dir() / f"{name}.json", tmp_path / f"{name}.json")
+    on_use, checked = load_tables(), load_tables(tmp_path)
+    assert isinstance(on_use, OnUse) and not isinstance(checked, OnUse)
+    assert set(on_use.__dict__["_pending"]) == set(GROUPS)  # nothing read yet
+    assert on_use.gpus is on_use.gpus and "gpu_arches" not in on_use.__dict__["_pending"]
+    assert set(on_use.__dict__["_pending"]) == set(GROUPS) - {"gpu_arches"}
+    names = {n for names, _ in GROUPS.values() for n in names}
+    assert names <= {f.name for f in fields(on_use)}
+    for name in sorted(names):
+        assert getattr(on_use, name) == getattr(checked, name), name
+    again = replace(on_use, refresh_after_days=1)
+    assert again.refresh_after_days == 1 and again.releases == on_use.releases

@@ -78,7 +78,7 @@ LAYERS: List[Tuple[str, ...]] = [
     # judging: checks may ask the resolver what to install
     ("envcheck.checks",),
     # the pipeline run once for every front end
-    ("envcheck.core", "envcheck.requirements"),
+    ("envcheck.core", "envcheck.requirements", "envcheck.requirement_values"),
     # front ends that consume a Report: pasted text, machines compared, formats, the
     # distributed launcher
     ("envcheck.diagnose", "envcheck.fleet", "envcheck.report", "envcheck.smoke.distributed"),

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 from .._record import record
 from .capture import Capture, feed_stdin, pump
 from .forked import _Forked
-from .watchdog import start_watchdog
+from .watchdog import Watchdog, start_watchdog
 
 DRAIN_S = 2.0  # how long to read what is left once the child's group is dead
 # what a child is: a program envcheck started, or a fork of envcheck
@@ -120,7 +120,7 @@ class Child:
         self._killed = False
         self._result: Optional[ChildResult] = None
         self._threads: List[threading.Thread] = []
-        self._watchdog: Optional[subprocess.Popen[bytes]] = None
+        self._watchdog: Optional[Watchdog] = None
         self._guard: Optional[int] = None  # the watchdog's pipe: closing it fires the watchdog
         self._proc: _Process = self._launch(env, cwd, stdin_text, target)
         try:
@@ -312,8 +312,7 @@ class Child:
             if kill:
                 with contextlib.suppress(OSError):
                     watchdog.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                watchdog.wait(timeout=DRAIN_S)
+            watchdog.wait(timeout=DRAIN_S)
         guard, self._guard = self._guard, None
         if guard is not None:
             with contextlib.suppress(OSError):

@@ -9,7 +9,6 @@ share are in :mod:`.options`. Commands import what they need when they run, so
 from __future__ import annotations
 
 import sys
-import traceback
 from typing import List, Optional
 
 import click
@@ -88,6 +87,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         sys.exit(130)
     except Exception:  # an envcheck bug: say so plainly, keep the traceback for the report
         click.echo("envcheck failed unexpectedly; please report this:", err=True)
+        import traceback
+
         click.echo(traceback.format_exc(), err=True)
         sys.exit(exitcodes.INTERNAL)
 

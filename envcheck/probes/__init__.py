@@ -76,7 +76,6 @@ def probe(
     # the other probe modules load while the child spends its second importing torch.
     from .overrides import apply_overrides, parse_overrides
     from .python_env import snapshot
-    from .torch_deep import DeepProbe
 
     env = dict(os.environ) if environ is None else dict(environ)
     overrides = parse_overrides(env)  # fail on a bad override before any work
@@ -86,6 +85,8 @@ def probe(
     deep_probe: Optional[DeepProbe] = None
     in_process = deep and imported_torch is not None and python is None
     if deep and snap.get("torch_origin") and not in_process:
+        from .torch_deep import DeepProbe
+
         deep_probe = DeepProbe(target, timeout=timeout, env=env)
 
     guarded = _Guarded(_new_facts())

@@ -20,10 +20,8 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -99,6 +97,8 @@ def install(
     """Write a checked bundle and make it the one in use, atomically; the bundles it replaces
     are removed. ``check`` has already been run on ``files`` by the caller."""
     root = _make_root(cache_dir(environ))
+    import tempfile  # only an update writes
+
     incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=root))
     try:
         for name, data in files.items():
@@ -115,6 +115,8 @@ def install(
         _remove_tree(incoming)
         raise
     pointer = {"bundle": name, "source": source, "installed": when, "as_of": manifest["as_of"]}
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=".current-", dir=root)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(pointer, fh)
@@ -194,6 +196,8 @@ def _remove_tree(path: Path) -> None:
     if os.path.islink(path) or os.path.isfile(path):
         os.unlink(path)
     elif os.path.isdir(path):
+        import shutil
+
         shutil.rmtree(path, ignore_errors=True)  # never follows a link inside
 
 

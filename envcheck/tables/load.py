@@ -5,37 +5,25 @@ field named (``torch_releases.json: releases[12] (2.5): python.min: 'x' is not a
 version``); envcheck never runs on half-read knowledge. A directory given with
 ``--tables`` or ``ENVCHECK_TABLES`` may hold only some of the files: the others
 come from the built-in tables, and ``Tables.files`` says which is which.
+
+Such a folder, and updated tables in the cache, are read and checked whole when loaded. The
+built-in tables, checked by the test suite before a release, read each file's fields the first
+time one is used (``tables.groups``): a machine without a GPU never reads the GPU models.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence
 
 from . import bundle, cache
-from .model import (
-    LinkTable,
-    MessageCatalogue,
-    MessageRule,
-    PackageBuilds,
-    TableFile,
-    Tables,
-)
+from .groups import OnUse, read_all
+from .model import MessageCatalogue, MessageRule, PackageBuilds, TableFile, Tables
 from .origin import TablesKind, TablesOrigin
-from .read_conda import read_conda_pytorch, read_installers
-from .read_drivers import (
-    read_bundled_cuda,
-    read_cuda_driver,
-    read_first_drivers,
-    read_forward_compat,
-)
-from .read_gpus import read_gpu_arches
-from .read_jetpack import read_jetpack
 from .read_messages import read_messages
 from .read_package_builds import read_package_builds
-from .read_releases import read_torch_releases
-from .reader import SCHEMA_VERSION, TABLE_NAMES, Reader, TableError, read_document
+from .reader import SCHEMA_VERSION, TABLE_NAMES, TableError, read_document
 
 __all__ = [
     "ENV_VAR",
@@ -46,13 +34,7 @@ __all__ = [
     "in_use",
     "load_package_builds",
     "load_tables",
-    "read_conda_pytorch",
-    "read_cuda_driver",
-    "read_first_drivers",
-    "read_gpu_arches",
-    "read_installers",
     "read_messages",
-    "read_torch_releases",
     "table_path",
     "tables_dir_from_env",
 ]
@@ -73,35 +55,6 @@ def builtin_dir() -> Path:
 def tables_dir_from_env(environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
     env = os.environ if environ is None else environ
     return env.get(ENV_VAR) or None
-
-
-def _links(data: Dict[str, Any], path: str) -> LinkTable:
-    """links.json: NVLink GB/s per link per direction by generation, PCIe per lane by rate."""
-    read = Reader(path, Reader("links", {}).strings(data.get("sources"), "sources"))
-    nvlink: Dict[int, float] = {}
-    for i, raw in enumerate(read.get(data, "nvlink", "nvlink", list)):
-        where = f"nvlink[{i}]"
-        version = read.get(raw, "version", where, int)
-        rate = read.get(raw, "gb_per_s_per_link_per_direction", where, float)
-        read.provenance(raw, where, list(raw))
-        nvlink[version] = rate
-    pcie: List[Tuple[float, int, float]] = []
-    for i, raw in enumerate(read.get(data, "pcie", "pcie", list)):
-        where = f"pcie[{i}]"
-        gts = read.get(raw, "gt_per_s", where, float)
-        generation = read.get(raw, "generation", where, int)
-        per_lane = read.get(raw, "gb_per_s_per_lane_per_direction", where, float)
-        read.provenance(raw, where, list(raw))
-        pcie.append((gts, generation, per_lane))
-    shm = read.get(data, "nccl_shm", "nccl_shm", dict)
-    read.provenance(shm, "nccl_shm", list(shm))
-    per_arch = read.get(shm, "bytes_per_connection", "nccl_shm", dict)
-    sizes = {
-        str(arch): read.get(per_arch, arch, "nccl_shm.bytes_per_connection", int)
-        for arch in per_arch
-    }
-    channels = read.get(shm, "min_channels", "nccl_shm", int)
-    return LinkTable(data["as_of"], nvlink, tuple(pcie), sizes, channels)
 
 
 def _days(data: Dict[str, Any], path: Path) -> Optional[int]:
@@ -191,37 +144,12 @@ def _load(origin: TablesOrigin) -> Tables:
         files[name] = TableFile(
             name, path, data["schema_version"], data["as_of"], path.parent == builtin
         )
-    releases, sources = read_torch_releases(
-        docs["torch_releases"], str(files["torch_releases"].path)
-    )
-    toolkits, compat, caveats, branches = read_cuda_driver(
-        docs["cuda_driver"], str(files["cuda_driver"].path)
-    )
-    families, rules, gpus = read_gpu_arches(docs["gpu_arches"], str(files["gpu_arches"].path))
-    uv_backends = read_installers(docs["installers"], str(files["installers"].path))
-    messages = _messages(docs["messages"], files["messages"])
-    return Tables(
+    known: Dict[str, Any] = dict(
         files=files,
-        releases=releases,
-        toolkits=toolkits,
-        minor_compat=compat,
-        caveats=caveats,
-        driver_branches=branches,
-        families=families,
-        sass_rules=rules,
-        gpus=gpus,
-        sources=sources,
-        uv_torch_backends=uv_backends,
-        messages=messages,
-        first_drivers=read_first_drivers(docs["cuda_driver"], str(files["cuda_driver"].path)),
-        bundled_cuda=read_bundled_cuda(docs["cuda_driver"], str(files["cuda_driver"].path)),
-        forward_compat=read_forward_compat(docs["cuda_driver"], str(files["cuda_driver"].path)),
-        conda=read_conda_pytorch(docs["conda_pytorch"], str(files["conda_pytorch"].path)),
-        links=_links(docs["links"], str(files["links"].path)),
-        jetpacks=read_jetpack(docs["jetpack"], str(files["jetpack"].path)),
-        package_builds=read_package_builds(
-            docs["package_builds"], str(files["package_builds"].path)
-        ),
+        messages=_messages(docs["messages"], files["messages"]),
         origin=origin,
         refresh_after_days=_days(docs["torch_releases"], files["torch_releases"].path),
     )
+    if origin.kind is TablesKind.BUILTIN:  # checked before release: read on first use
+        return OnUse.of(docs, **known)
+    return Tables(**known, **read_all(docs, files))  # checked now, before envcheck runs on it

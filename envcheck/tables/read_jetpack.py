@@ -17,7 +17,8 @@ from .reader import Reader, variant
 
 def _torch(r: Reader, raw: Any, where: str) -> JetPackTorch:
     sources = r.get(raw, "sources", where, list)
-    if not sources or any(s not in r.sources for s in sources):
+    known = [s for s in sources if isinstance(s, str) and r.sources.get(s, "").split()]
+    if not sources or len(known) != len(sources):
         raise r.fail(f"{where}.sources", "each version needs a source key of this table")
     r.version(r.get(raw, "torch", where, str), f"{where}.torch")
     vision = r.get(raw, "torchvision", where, str, optional=True)
