@@ -77,6 +77,7 @@ REFUSED = frozenset(
 # Without a handle there is no GPU to check: any failure to get one is a fault.
 ESSENTIAL_QUERIES = frozenset({"handle"})
 MAX_TIMEOUT = 24 * 3600.0  # a probe bounded by more than a day is not bounded
+OVERRIDES = "ENVCHECK_"  # what every override variable starts with (probes.overrides)
 DEFAULT_TIMEOUT = 10.0  # seconds for each probe (the click option's default too)
 
 
@@ -117,13 +118,10 @@ def check(
     for option, why in (("--timeout", bad_timeout(timeout)), ("--gpus", bad_gpus(gpus))):
         if why:
             return UNHEALTHY, f"unhealthy: {option} {why}"
-    from .probes.overrides import OverrideError, parse_overrides
-
     env = os.environ if environ is None else environ
-    try:  # the simulation overrides, as every command honours them
-        overrides = [o for o in parse_overrides(env) if o.section in ("nvidia", "system")]
-    except OverrideError as exc:
-        return UNHEALTHY, f"unhealthy: {exc}"
+    overrides, bad = _overrides(env)  # the simulation overrides every command honours
+    if bad:
+        return UNHEALTHY, f"unhealthy: {bad}"
     facts, simulated = _observe(env, root, nvml, timeout, overrides)
     expected = gpus if gpus is not None else expected_gpus(env)
     nv = facts.nvidia
@@ -148,6 +146,20 @@ def check(
     return verdict.exit_code, f"healthy: {len(nv.gpus)} GPU(s){heat}{matmul}{noted}"
 
 
+def _overrides(env: Mapping[str, str]) -> Tuple[List[Override], Optional[str]]:
+    """The ENVCHECK_* overrides of NVML's and the system's facts, or why they are refused;
+    parsed only where such a variable is set (the parser's import would be a tenth of a
+    healthcheck's own work)."""
+    if not any(name.startswith(OVERRIDES) for name in env):
+        return [], None
+    from .probes.overrides import OverrideError, parse_overrides
+
+    try:
+        return [o for o in parse_overrides(env) if o.section in ("nvidia", "system")], None
+    except OverrideError as exc:
+        return [], str(exc)
+
+
 def _observe(
     env: Mapping[str, str],
     root: Path,
@@ -158,13 +170,15 @@ def _observe(
     """NVML's facts and the container's, with the overrides applied; and whether NVML is
     simulated."""
     from .probes.nvidia import probe_nvidia
-    from .probes.overrides import apply_overrides
     from .probes.system import detect_container
 
     facts = Facts()
     facts.nvidia = probe_nvidia(root, nvml, timeout=timeout)
     facts.system.container = detect_container(root, dict(env))
-    apply_overrides(facts, overrides)
+    if overrides:
+        from .probes.overrides import apply_overrides
+
+        apply_overrides(facts, overrides)
     return facts, any(o.section == "nvidia" and o.name != "nvml" for o in overrides)
 
 

@@ -11,6 +11,7 @@ decides something parses them here.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from typing import TYPE_CHECKING, Any, Iterable, List, Optional, Tuple, Union
 
@@ -99,6 +100,12 @@ class Variant:
 
     @classmethod
     def parse(cls, text: str) -> Variant:
+        if cls is Variant and type(text) is str and len(text) <= _SHORT:
+            return _parsed_variant(text)
+        return cls._parse(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> Variant:
         match = _VARIANT.match(str(text).strip())
         if not match:
             raise ValueError(f"{text!r} is not a variant (cpu, cuXYZ, rocmX.Y, xpu)")
@@ -364,6 +371,22 @@ class ComputeCapability:
         return self._key() >= other._key()
 
 
+# The same few strings are parsed hundreds of times (a table's arch lists name sm_80 in every
+# release): values are immutable, so one parse per string serves them all, in a cache bounded
+# by the strings' length and number, whatever text is read.
+_SHORT = 24
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_variant(text: str) -> Variant:
+    return Variant._parse(text)
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_arch(text: str) -> Arch:
+    return Arch._parse(text)
+
+
 class Arch:
     """An entry of a build's arch list: ``sm_90`` (SASS), ``sm_90a`` (arch-specific SASS),
     ``compute_90`` (PTX, JIT-compiled by the driver for that capability and newer)."""
@@ -377,6 +400,12 @@ class Arch:
 
     @classmethod
     def parse(cls, text: str) -> Arch:
+        if cls is Arch and type(text) is str and len(text) <= _SHORT:
+            return _parsed_arch(text)
+        return cls._parse(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> Arch:
         match = _ARCH.match(str(text).strip())
         if not match:
             raise ValueError(f"{text!r} is not an arch like sm_90 or compute_90")

@@ -372,3 +372,22 @@ def test_healthcheck_piped_into_true(buffering: str) -> None:
         timeout=120,
     )
     assert (out.returncode, out.stderr) == (0, "")
+
+
+def test_overrides_are_read_only_under_their_prefix_and_a_bad_one_is_unhealthy(
+    root: Path,
+) -> None:
+    """The healthcheck parses the ENVCHECK_* overrides only where such a variable is set
+    (healthcheck.OVERRIDES); every override variable starts with it, and a bad one still
+    makes the verdict unhealthy in one line."""
+    from envcheck.healthcheck import OVERRIDES
+    from envcheck.probes.overrides import ALIASES, PREFIX
+
+    assert PREFIX.startswith(OVERRIDES) and all(name.startswith(OVERRIDES) for name in ALIASES)
+    nvml = make_nvml(MACHINES["8xH100-SXM"])
+    code, line = health(environ={"ENVCHECK_GPUS": "nonsense:x"}, root=root, nvml=nvml)
+    assert code == 1 and line.startswith("unhealthy: ENVCHECK_GPUS") and "\n" not in line
+    code, line = health(environ={"ENVCHECK_GPUS": "none"}, root=root, nvml=nvml)
+    assert line.startswith("healthy"), line
+    code, line = health(environ={"OTHER": "1"}, root=root, nvml=nvml)
+    assert (code, line.split(":")[0]) == (0, "healthy") and "8 GPU(s)" in line, line

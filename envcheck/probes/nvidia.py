@@ -49,7 +49,6 @@ from ..facts_codec import to_plain
 from ..values import ComputeCapability
 from . import topology
 from ._files import read_first_line, read_text
-from .pcie import probe_pcie
 
 _PROC_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)")
 
@@ -82,8 +81,11 @@ def probe_nvidia(
     facts.nvml = answer.nvml
     facts.gpus = answer.gpus
     facts.pairs = answer.pairs
-    for gpu in facts.gpus:  # the link, NUMA node, IOMMU and ACS that NVML does not report
-        gpu.pcie = probe_pcie(root, gpu.pci_bus_id)
+    if facts.gpus:  # the link, NUMA node, IOMMU and ACS that NVML does not report
+        from .pcie import probe_pcie
+
+        for gpu in facts.gpus:
+            gpu.pcie = probe_pcie(root, gpu.pci_bus_id)
     facts.cuda_driver_version = answer.cuda_driver_version
     if facts.driver_version is None and answer.driver_version:
         facts.driver_version, facts.driver_version_source = answer.driver_version, "nvml"
