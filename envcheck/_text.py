@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Iterable, List, Optional
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SEPARATORS = re.compile(r"[-_.]+")
@@ -32,3 +32,14 @@ def normalise(name: str) -> str:
     packaging.utils.canonicalize_name does, without importing its platform tags and logging:
     10 ms of a static check)."""
     return _SEPARATORS.sub("-", name).lower()
+
+
+def int_ranges(numbers: Iterable[int], sep: str = ",") -> str:
+    """[0, 1, 2, 3, 8] -> "0-3,8": the kernel's cpulist notation, for CPUs and ranks alike."""
+    out: List[str] = []
+    for n in sorted(set(numbers)):
+        if out and int(out[-1].split("-")[-1]) == n - 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{n}"
+        else:
+            out.append(str(n))
+    return sep.join(out)

@@ -13,15 +13,14 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from typing import TYPE_CHECKING, Any, Iterable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Optional, Tuple, Type, TypeVar, Union
 
 if TYPE_CHECKING:
     from packaging.version import Version
 
 
 def _version(text: str) -> Version:
-    """packaging's Version, imported when a variant is first parsed: its regex costs a
-    healthcheck, which never reads a variant, 3 ms."""
+    """packaging's Version, imported on first use (its regex would cost a healthcheck 3 ms)."""
     from packaging.version import Version
 
     return Version(text)
@@ -85,6 +84,21 @@ _VARIANT = re.compile(r"^(?:(cpu|xpu)|cu(\d{2,3})|rocm(\d+(?:\.\d+)*))$")
 # A local label such as "cpu.cxx11.abi" (old Linux CPU builds) or "cu121.with.pypi.cudnn".
 _LABEL = re.compile(r"^(cpu|xpu|cu\d{2,3}|rocm\d+(?:\.\d+)*)(?:[.-].*)?$")
 
+_V = TypeVar("_V", "Variant", "Arch")
+
+
+def _once(cls: Type[_V], text: str) -> _V:
+    """``cls._parse(text)`` once per short string (values are immutable; sm_80 is in every
+    release of a table), in a cache bounded in strings and in their length."""
+    kind: Any = cls  # a class is hashable; mypy doubts a class that defines __eq__ is
+    made: _V = _parsed(kind, text) if type(text) is str and len(text) <= 24 else cls._parse(text)
+    return made
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(cls: Any, text: str) -> Any:
+    return cls._parse(text)
+
 
 class Variant:
     """A wheel variant: ``cpu``, ``cu128`` (CUDA 12.8), ``rocm6.2``, ``xpu``.
@@ -100,9 +114,7 @@ class Variant:
 
     @classmethod
     def parse(cls, text: str) -> Variant:
-        if cls is Variant and type(text) is str and len(text) <= _SHORT:
-            return _parsed_variant(text)
-        return cls._parse(text)
+        return _once(cls, text)
 
     @classmethod
     def _parse(cls, text: str) -> Variant:
@@ -228,8 +240,6 @@ class OsFamily(str, enum.Enum):
 
 
 _SYSTEMS = {"Linux": OsFamily.LINUX, "Darwin": OsFamily.MACOS, "Windows": OsFamily.WINDOWS}
-
-
 _ARCHES = ("x86_64", "aarch64", "arm64")
 _MACHINE = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 
@@ -371,22 +381,6 @@ class ComputeCapability:
         return self._key() >= other._key()
 
 
-# The same few strings are parsed hundreds of times (a table's arch lists name sm_80 in every
-# release): values are immutable, so one parse per string serves them all, in a cache bounded
-# by the strings' length and number, whatever text is read.
-_SHORT = 24
-
-
-@functools.lru_cache(maxsize=512)
-def _parsed_variant(text: str) -> Variant:
-    return Variant._parse(text)
-
-
-@functools.lru_cache(maxsize=512)
-def _parsed_arch(text: str) -> Arch:
-    return Arch._parse(text)
-
-
 class Arch:
     """An entry of a build's arch list: ``sm_90`` (SASS), ``sm_90a`` (arch-specific SASS),
     ``compute_90`` (PTX, JIT-compiled by the driver for that capability and newer)."""
@@ -400,9 +394,7 @@ class Arch:
 
     @classmethod
     def parse(cls, text: str) -> Arch:
-        if cls is Arch and type(text) is str and len(text) <= _SHORT:
-            return _parsed_arch(text)
-        return cls._parse(text)
+        return _once(cls, text)
 
     @classmethod
     def _parse(cls, text: str) -> Arch:
@@ -485,17 +477,6 @@ def parse_gpu_arch(text: str) -> GpuArch:
     if str(text).strip().startswith("gfx"):
         return Gfx.parse(text)
     return Arch.parse(text)
-
-
-def int_ranges(numbers: Iterable[int], sep: str = ",") -> str:
-    """[0, 1, 2, 3, 8] -> "0-3,8": the kernel's cpulist notation, for CPUs and ranks alike."""
-    out: List[str] = []
-    for n in sorted(set(numbers)):
-        if out and int(out[-1].split("-")[-1]) == n - 1:
-            out[-1] = f"{out[-1].split('-')[0]}-{n}"
-        else:
-            out.append(str(n))
-    return sep.join(out)
 
 
 # The package managers envcheck renders a plan for: one small vocabulary, one value each. A

@@ -16,8 +16,8 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from .._text import int_ranges
 from ..facts import GpuFacts, GpuPairFacts, NvLinkFacts
-from ..values import int_ranges
 
 # nvmlGpuTopologyLevel_t -> the word nvidia-smi topo -m prints for it
 PATHS = {0: "SELF", 10: "PIX", 20: "PXB", 30: "PHB", 40: "NODE", 50: "SYS"}

@@ -10,7 +10,7 @@ import statistics
 from typing import Any, Dict, List, Optional, Tuple
 
 from .._record import field, record
-from ..values import int_ranges
+from .._text import int_ranges
 from .launch import Launch
 
 SLOW = 0.8  # a rank or link below 80% of the median is called slow
