@@ -46,7 +46,6 @@ from envcheck.requirements import (
 )
 from envcheck.tables import TableError, builtin_dir, load_tables
 from envcheck.tables.groups import GROUPS, read_group
-from envcheck.tables.read_messages import read_messages
 from tests.fixtures import profile
 from tests.runner import envcheck
 
@@ -531,8 +530,7 @@ WRONG_TYPES: List[Any] = [
     {"a\nb": 1},  # a key that would split a one-line message
 ]
 LOADERS: Dict[str, Callable[[Dict[str, Any], str], Any]] = {
-    **{name: functools.partial(read_group, name) for name in GROUPS},
-    "messages": read_messages,
+    name: functools.partial(read_group, name) for name in GROUPS
 }
 
 

@@ -334,11 +334,11 @@ def test_the_builtin_catalogue_is_read_only_by_what_quotes_a_message() -> None:
     from envcheck.facts import Facts
 
     tables = load_tables()
-    assert "not read yet" in repr(tables.messages)
+    assert "messages" in tables.unread
     check(facts=Facts(), tables=tables, deep=False, requirements=False, observed=())
-    assert "not read yet" in repr(tables.messages)
+    assert "messages" in tables.unread
     diagnose_text("RuntimeError: CUDA error: no kernel image is available for execution", tables)
-    assert "not read yet" not in repr(tables.messages)
+    assert "messages" not in tables.unread
     assert len(tables.messages) > 200 and tables.messages == tuple(tables.messages)
     assert (
         tables.messages[0].id
@@ -362,10 +362,9 @@ def test_built_in_tables_read_on_use_hold_what_a_checked_load_reads(tmp_path: Pa
     for name in GROUPS:
         shutil.copy(builtin_dir() / f"{name}.json", tmp_path / f"{name}.json")
     on_use, checked = load_tables(), load_tables(tmp_path)
-    assert isinstance(on_use, OnUse) and not isinstance(checked, OnUse)
-    assert set(on_use.__dict__["_pending"]) == set(GROUPS)  # nothing read yet
-    assert on_use.gpus is on_use.gpus and "gpu_arches" not in on_use.__dict__["_pending"]
-    assert set(on_use.__dict__["_pending"]) == set(GROUPS) - {"gpu_arches"}
+    assert isinstance(on_use, OnUse) and isinstance(checked, OnUse)
+    assert on_use.unread == set(GROUPS) and checked.unread == set()  # the folder's: all read
+    assert on_use.gpus is on_use.gpus and on_use.unread == set(GROUPS) - {"gpu_arches"}
     names = {n for names, _ in GROUPS.values() for n in names}
     assert names <= {f.name for f in fields(on_use)}
     for name in sorted(names):

@@ -76,25 +76,34 @@ class _Forked:
 
     def poll(self) -> Optional[int]:
         if self.returncode is None:
-            try:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:  # reaped elsewhere: its status is lost
-                pid, status = self.pid, 255 << 8
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
+            self.returncode = reap(self.pid, deadline=0.0)  # one look, no wait
         return self.returncode
 
     def wait(self, timeout: Optional[float] = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        delay = 0.0005
-        while True:
-            code = self.poll()
-            if code is not None:
-                return code
-            if deadline is not None and time.monotonic() >= deadline:
+        if self.returncode is None:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            self.returncode = reap(self.pid, deadline)
+            if self.returncode is None:
                 raise subprocess.TimeoutExpired(f"fork {self.pid}", timeout or 0.0)
-            delay = min(delay * 2, 0.05)
-            time.sleep(delay)
+        return self.returncode
+
+
+def reap(pid: int, deadline: Optional[float]) -> Optional[int]:
+    """Reap child ``pid``: its exit code (negative: the signal), or None when ``deadline``
+    (time.monotonic; None: none) passes first. Looks at least once, then more and more
+    rarely (at most every 50 ms)."""
+    delay = 0.0005
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere: its status is lost
+            done, status = pid, 255 << 8
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if deadline is not None and time.monotonic() >= deadline:
+            return None
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
 
 
 def _in_fork(target: Callable[[], None], out: int, err: int) -> None:  # pragma: no cover

@@ -16,7 +16,10 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import time
 from typing import Any, Optional, Tuple
+
+from .forked import reap
 
 # The watchdog: read the child's process group id from stdin, then wait for EOF
 # there (envcheck has gone) and kill that group.
@@ -46,21 +49,8 @@ class Watchdog:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._popen.wait(timeout=timeout)
             return
-        import time
-
-        end, delay = time.monotonic() + timeout, 0.0005
-        while not self._reaped:
-            try:
-                done, _ = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:  # reaped elsewhere
-                done = self.pid
-            if done:
-                self._reaped = True
-            elif time.monotonic() >= end:
-                return
-            else:
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
+        if not self._reaped:
+            self._reaped = reap(self.pid, time.monotonic() + timeout) is not None
 
 
 def _high_fd(fd: int) -> int:

@@ -297,7 +297,7 @@ def _judged(
 
 def _messages_found(tables: Tables, findings: Sequence[Finding]) -> Dict[str, MessageRule]:
     """The catalogue's families of the pasted messages among the findings (MSG001), by id: a
-    report that quotes no message never reads the catalogue (see MessageCatalogue)."""
+    report that quotes no message never reads the catalogue (see tables.groups)."""
     names = {f.name for f in findings if f.code == "MSG001"}
     return {m.id: m for m in tables.messages if m.id in names} if names else {}
 

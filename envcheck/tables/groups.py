@@ -1,17 +1,18 @@
-"""Each table file's fields of :class:`Tables`, read from its document; and built-in tables
-that read a file's fields the first time one of them is used.
+"""Each table file's fields of :class:`Tables`, read from its document, and tables that read
+a file's fields the first time one of them is used.
 
 A static check on a machine without an NVIDIA GPU asks the torch releases, the package
-builds and the links, and nothing of the GPU models, the drivers, conda or JetPack: reading
-and checking those would be two thirds of loading the tables (about 15 ms). The built-in tables
-are checked by the test suite before envcheck is released, so they are read on first use
-(:class:`OnUse`); a folder given with ``--tables`` and updated tables in the cache are checked
-when they are loaded, so that a bad one is refused before envcheck runs on it.
+builds and the links, and nothing of the GPU models, the drivers, conda, JetPack or the message
+catalogue (compiling its few hundred patterns alone costs about 100 ms): reading the tables costs
+it 10 ms instead of 18 and the catalogue's compile. A built-in file is checked by the test suite
+before envcheck is released, so it is read on first use (:class:`OnUse`); a file from a folder
+given with ``--tables`` or from updated tables in the cache is read and checked when the tables
+load, so that a bad one is refused before envcheck runs on it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Tuple
 
 from .model import Tables
 
@@ -68,14 +69,19 @@ def _jetpack(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
     return (read_jetpack(data, path),)
 
 
+def _messages(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
+    from .read_messages import read_messages
+
+    return (read_messages(data, path),)
+
+
 def _package_builds(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
     from .read_package_builds import read_package_builds
 
     return (read_package_builds(data, path),)
 
 
-# table file -> the Tables fields it holds, and what reads them (in that order). messages.json
-# is not here: its catalogue is read on first use already (MessageCatalogue, in load.py).
+# table file -> the Tables fields it holds, and what reads them (in that order)
 GROUPS: Dict[str, Tuple[Tuple[str, ...], Read]] = {
     "torch_releases": (("releases", "sources"), _releases),
     "cuda_driver": (
@@ -96,6 +102,7 @@ GROUPS: Dict[str, Tuple[Tuple[str, ...], Read]] = {
     "links": (("links",), _links),
     "jetpack": (("jetpacks",), _jetpack),
     "package_builds": (("package_builds",), _package_builds),
+    "messages": (("messages",), _messages),
 }
 
 
@@ -107,12 +114,14 @@ def read_group(table: str, data: Dict[str, Any], path: str) -> Dict[str, Any]:
     return dict(zip(names, values))
 
 
-def read_all(docs: Mapping[str, Dict[str, Any]], files: Mapping[str, TableFile]) -> Dict[str, Any]:
-    """Every file's fields, read and checked now."""
-    fields: Dict[str, Any] = {}
-    for table in GROUPS:
-        fields.update(read_group(table, docs[table], str(files[table].path)))
-    return fields
+def _read_file(tables: Any, table: str) -> None:
+    """Read ``table``'s fields into ``tables``, if they are not read yet."""
+    pending: Dict[str, Tuple[Dict[str, Any], str]] = tables.__dict__["_pending"]
+    waiting = pending.get(table)
+    if waiting is not None:  # else read already (by another thread, maybe, just now)
+        for name, value in read_group(table, *waiting).items():
+            object.__setattr__(tables, name, value)  # frozen: set as its __init__ sets
+        pending.pop(table, None)
 
 
 class _Field:
@@ -126,35 +135,37 @@ class _Field:
     def __get__(self, obj: Any, owner: type) -> Any:
         if obj is None:
             return self
-        pending: Dict[str, Tuple[Dict[str, Any], str]] = obj.__dict__["_pending"]
-        waiting = pending.get(self.table)
-        if waiting is not None:  # else another thread has just read them
-            for name, value in read_group(self.table, *waiting).items():
-                object.__setattr__(obj, name, value)  # frozen: set as its __init__ sets
-            pending.pop(self.table, None)
+        _read_file(obj, self.table)
         return obj.__dict__[self.name]
 
 
 class OnUse(Tables):
-    """Built-in :class:`Tables` whose files' fields are read the first time one is used.
-    Everything else is a Tables: equality, repr and ``replace`` read every field."""
+    """:class:`Tables` whose built-in files' fields are read the first time one is used, and
+    whose other files' fields were read and checked when they loaded. Everything else is a
+    Tables: equality, repr and ``replace`` read every field."""
 
     @classmethod
-    def of(
-        cls,
-        docs: Mapping[str, Dict[str, Any]],
-        files: Mapping[str, TableFile],
-        **known: Any,
-    ) -> Tables:
+    def of(cls, docs: Mapping[str, Dict[str, Any]], **known: Any) -> OnUse:
+        """The tables of ``docs`` (each file's document by name); ``known`` holds ``files``
+        (which says where each came from) and the fields that are no file's own."""
         made = cls.__new__(cls)
-        pending = {name: (docs[name], str(files[name].path)) for name in GROUPS}
+        pending: Dict[str, Tuple[Dict[str, Any], str]] = {}
         object.__setattr__(made, "_pending", pending)
-        object.__setattr__(made, "files", files)
         for name, value in known.items():
             object.__setattr__(made, name, value)
+        for table in GROUPS:
+            file: TableFile = known["files"][table]
+            pending[table] = (docs[table], str(file.path))
+            if not file.builtin:  # read and checked now: refused before envcheck runs on it
+                _read_file(made, table)
         return made
 
+    @property
+    def unread(self) -> FrozenSet[str]:
+        """The table files whose fields have not been read yet."""
+        return frozenset(self.__dict__.get("_pending", ()))
 
-for _table, (_names, _) in GROUPS.items():
+
+for _table, (_names, _) in GROUPS.items():  # each field of each file, read on first use
     for _name in _names:
         setattr(OnUse, _name, _Field(_table, _name))

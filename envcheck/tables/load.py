@@ -6,22 +6,22 @@ version``); envcheck never runs on half-read knowledge. A directory given with
 ``--tables`` or ``ENVCHECK_TABLES`` may hold only some of the files: the others
 come from the built-in tables, and ``Tables.files`` says which is which.
 
-Such a folder, and updated tables in the cache, are read and checked whole when loaded. The
-built-in tables, checked by the test suite before a release, read each file's fields the first
-time one is used (``tables.groups``): a machine without a GPU never reads the GPU models.
+A file from such a folder, or from updated tables in the cache, is read and checked when the
+tables load. A built-in file, checked by the test suite before a release, is read the first time
+one of its fields is used (``tables.groups``): a machine without a GPU never reads the GPU
+models, and a check that quotes no pasted message never compiles the message catalogue.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Sequence
+from typing import Any, Dict, Mapping, Optional
 
 from . import bundle, cache
-from .groups import OnUse, read_all
-from .model import MessageCatalogue, MessageRule, PackageBuilds, TableFile, Tables
+from .groups import OnUse
+from .model import PackageBuilds, TableFile, Tables
 from .origin import TablesKind, TablesOrigin
-from .read_messages import read_messages
 from .read_package_builds import read_package_builds
 from .reader import SCHEMA_VERSION, TABLE_NAMES, TableError, read_document
 
@@ -34,7 +34,6 @@ __all__ = [
     "in_use",
     "load_package_builds",
     "load_tables",
-    "read_messages",
     "table_path",
     "tables_dir_from_env",
 ]
@@ -63,14 +62,6 @@ def _days(data: Dict[str, Any], path: Path) -> Optional[int]:
     if days is not None and (not isinstance(days, int) or isinstance(days, bool) or days < 1):
         raise TableError(f"{path}: refresh_after_days {days!r} is not a number of days")
     return days
-
-
-def _messages(data: Dict[str, Any], file: TableFile) -> Sequence[MessageRule]:
-    """The built-in catalogue, read when first used (the test suite validates it); a user's,
-    read and validated now, so that a bad pattern is refused before envcheck runs on it."""
-    if file.builtin:
-        return MessageCatalogue(lambda: read_messages(data, str(file.path)))
-    return read_messages(data, str(file.path))
 
 
 def table_path(name: str, directory: Optional[str] = None) -> Path:
@@ -144,12 +135,5 @@ def _load(origin: TablesOrigin) -> Tables:
         files[name] = TableFile(
             name, path, data["schema_version"], data["as_of"], path.parent == builtin
         )
-    known: Dict[str, Any] = dict(
-        files=files,
-        messages=_messages(docs["messages"], files["messages"]),
-        origin=origin,
-        refresh_after_days=_days(docs["torch_releases"], files["torch_releases"].path),
-    )
-    if origin.kind is TablesKind.BUILTIN:  # checked before release: read on first use
-        return OnUse.of(docs, **known)
-    return Tables(**known, **read_all(docs, files))  # checked now, before envcheck runs on it
+    days = _days(docs["torch_releases"], files["torch_releases"].path)
+    return OnUse.of(docs, files=files, origin=origin, refresh_after_days=days)

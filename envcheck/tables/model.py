@@ -25,7 +25,6 @@ from .gpu_records import GpuModel as GpuModel
 from .gpu_records import SassRule as SassRule
 from .jetpack_records import JetPack as JetPack
 from .message_records import MessageCase as MessageCase
-from .message_records import MessageCatalogue as MessageCatalogue
 from .message_records import MessageRule as MessageRule
 from .origin import TablesOrigin as TablesOrigin
 from .package_build_records import PackageBuilds as PackageBuilds
@@ -333,7 +332,7 @@ class Tables:
     gpus: Tuple[GpuModel, ...]
     sources: Mapping[str, str]
     uv_torch_backends: UvBackends = NO_UV_BACKENDS  # what uv's --torch-backend accepts
-    messages: Sequence[MessageRule] = ()  # compiled when first used (MessageCatalogue)
+    messages: Sequence[MessageRule] = ()  # the built-in ones compiled on first use (groups.py)
     first_drivers: Tuple[FirstDriver, ...] = ()  # per compute capability (cuda_driver.json)
     bundled_cuda: Tuple[BundledCuda, ...] = ()  # torch build -> CUDA update it bundles
     forward_compat: Optional[ForwardCompat] = None
