@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from .core import Report
     from .core import require as require
     from .facts import Facts

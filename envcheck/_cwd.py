@@ -10,7 +10,10 @@ config search and the disk probe treat it as gone instead of searching ``/``.
 from __future__ import annotations
 
 import os
-from typing import Optional
+
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
+if TYPE_CHECKING:
+    from typing import Optional
 
 _gone = False
 

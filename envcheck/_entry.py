@@ -25,7 +25,10 @@ import signal
 import sys
 import threading
 import time
-from typing import Callable, List, Optional
+
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
+if TYPE_CHECKING:
+    from typing import Callable, List, Optional
 
 # The exit code once a signal has told envcheck to stop. The SystemExit that _stop
 # raises can be dropped by Python (raised inside a weakref callback or a __del__, it

@@ -36,7 +36,6 @@ branch), so its dataclass plugin checks every call.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 __all__ = ["Field", "field", "fields", "is_record", "record", "replace"]
 
@@ -438,10 +437,12 @@ def _record(cls: Any = None, /, *, frozen: bool = False) -> Any:
     return wrap if cls is None else wrap(cls)
 
 
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
 if TYPE_CHECKING:
     from dataclasses import dataclass as record
     from dataclasses import field as field
     from dataclasses import replace as replace
+    from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 else:
     record = _record
     field = _field

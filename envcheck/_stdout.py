@@ -21,7 +21,10 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any, Optional, TextIO
+
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
+if TYPE_CHECKING:
+    from typing import Any, Optional, TextIO
 
 # The ASCII a narrow terminal shows for the characters envcheck's own texts and tables use.
 ASCII_STAND_INS = str.maketrans(

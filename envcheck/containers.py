@@ -14,9 +14,10 @@ healthcheck imports it on every run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional
-
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
 if TYPE_CHECKING:  # the healthcheck imports this module: nothing more at run time
+    from typing import Mapping, Optional
+
     from .facts import Facts
 
 # Set by NVIDIA's CUDA images (nvidia/cuda Dockerfiles: ENV NVIDIA_REQUIRE_CUDA, CUDA_VERSION,

@@ -164,11 +164,6 @@ class PythonFacts:
 # --------------------------------------------------------------------------- nvidia
 
 
-# NVML errors that mean no NVIDIA driver is here (no library, no kernel module); any other
-# error (a crash, a hang, a refusal, a lost GPU) says nothing of whether GPUs are here
-NVML_NO_DRIVER = frozenset({"library_not_found", "driver_not_loaded"})
-
-
 @record
 class NvmlStatus:
     """How talking to NVML went. ``ok`` False always comes with ``error``."""

@@ -20,6 +20,13 @@ NotSupported, FunctionNotFound on persistence mode, the temperature threshold,
 (GPU007), and it says nothing about the GPU's health. Failing to get a GPU's
 handle at all, or any other NVML error code, is a fault.
 
+Cheap where it runs most: on a machine or container without a driver (no /dev/nvidia*,
+NVML does not start) NVML's plain answer (envcheck.probes.nvml_child) decides, and the
+facts model, the value types, pathlib and typing are never loaded (no module this path
+imports uses typing at run time: ``TYPE_CHECKING = False`` stands in for typing's). Where
+there are device nodes the model is loaded before NVML's child is forked, so the child,
+which describes the GPUs with it, inherits it.
+
 No state, by design. Earlier versions kept the ECC counts of the first run in a
 file (``$XDG_RUNTIME_DIR``/``$TMPDIR``/``/tmp``/envcheck-health-<uid>.json) and
 reported only errors "since the first run". That baseline was both dangerous
@@ -51,14 +58,17 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from .facts import Facts, GpuFacts, NvidiaFacts
+from .probes import nvml_child
 from .verdict import Verdict, decide
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
+if TYPE_CHECKING:  # the facts model is loaded only where there is a GPU to judge (below)
+    from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+    from .facts import Facts, GpuFacts, NvidiaFacts
+    from .probes._files import Root
     from .probes.overrides import Override
 
 HEALTHY, UNHEALTHY = 0, 1
@@ -110,7 +120,7 @@ def check(
     timeout: float = DEFAULT_TIMEOUT,
     state: Optional[str] = None,
     environ: Optional[Mapping[str, str]] = None,
-    root: Path = Path("/"),
+    root: Root = "/",
     nvml: Optional[ModuleType] = None,
 ) -> Tuple[int, str]:
     """(exit code, one line). ``state`` is ignored: no state is kept (see the module)."""
@@ -122,11 +132,28 @@ def check(
     overrides, bad = _overrides(env)  # the simulation overrides every command honours
     if bad:
         return UNHEALTHY, f"unhealthy: {bad}"
-    facts, simulated = _observe(env, root, nvml, timeout, overrides)
     expected = gpus if gpus is not None else expected_gpus(env)
+    nodes = nvml_child.device_nodes(root)
+    answer = _ask(nvml, timeout, load_model=bool(nodes or overrides))
+    without = nvml_child.failure(answer)
+    if without is not None and not overrides:  # the plain answer decides: no model loaded
+        from .probes.container import detect_container
+
+        container = detect_container(root, env) if gpus != 0 else None
+        absent = _absent(nodes, without)
+        return _without_nvml(absent, without, container, env, gpus, expected, deep, timeout)
+    facts, simulated = _observe(env, root, nodes, answer, overrides)
     nv = facts.nvidia
     if not nv.nvml.ok and not simulated:
-        return _without_nvml(facts, env, gpus, expected, deep, timeout)
+        status = {"error": nv.nvml.error, "message": nv.nvml.message}
+        absent = _absent(nv.device_nodes, status)
+        container = facts.system.container
+        return _without_nvml(absent, status, container, env, gpus, expected, deep, timeout)
+    return _judge(nv, expected, deep, timeout)
+
+
+def _judge(nv: NvidiaFacts, expected: Optional[int], deep: bool, timeout: float) -> Tuple[int, str]:
+    """The verdict on the GPUs NVML answered for."""
     problems, refused = _gpu_problems(nv, expected)
     if not problems and deep:
         problems += _deep(nv.gpus, timeout)
@@ -160,21 +187,43 @@ def _overrides(env: Mapping[str, str]) -> Tuple[List[Override], Optional[str]]:
         return [], str(exc)
 
 
+def _ask(nvml: Optional[ModuleType], timeout: float, load_model: bool) -> Dict[str, Any]:
+    """NVML's plain answer, asked in a child (envcheck.probes.nvml_child). Where there are
+    NVIDIA device nodes (or overrides to apply) the facts model is loaded first, so that
+    the forked child, which needs it to describe the GPUs, inherits it instead of loading
+    it again; elsewhere NVML nearly always fails to start and the model is never needed."""
+    query: nvml_child.Query = _query
+    if load_model:
+        from .probes import nvidia
+
+        query = nvidia.query_nvml
+    fresh = nvml_child.fresh_code(f"{__package__}.probes.nvidia", "_serve_fresh", False)
+    return nvml_child.ask(nvml, timeout, False, query, fresh)
+
+
+def _query(nvml: Any, names: Dict[int, str], show_ids: bool) -> Dict[str, Any]:
+    """The GPUs' query, in the child once NVML has started (envcheck.probes.nvidia's)."""
+    from .probes.nvidia import query_nvml
+
+    return query_nvml(nvml, names, show_ids)
+
+
 def _observe(
     env: Mapping[str, str],
-    root: Path,
-    nvml: Optional[ModuleType],
-    timeout: float,
+    root: Root,
+    nodes: List[str],
+    answer: Dict[str, Any],
     overrides: List[Override],
 ) -> Tuple[Facts, bool]:
     """NVML's facts and the container's, with the overrides applied; and whether NVML is
     simulated."""
-    from .probes.nvidia import probe_nvidia
-    from .probes.system import detect_container
+    from .facts import Facts
+    from .probes.container import detect_container
+    from .probes.nvidia import nvidia_facts
 
     facts = Facts()
-    facts.nvidia = probe_nvidia(root, nvml, timeout=timeout)
-    facts.system.container = detect_container(root, dict(env))
+    facts.nvidia = nvidia_facts(root, nodes, answer)
+    facts.system.container = detect_container(root, env)
     if overrides:
         from .probes.overrides import apply_overrides
 
@@ -182,21 +231,28 @@ def _observe(
     return facts, any(o.section == "nvidia" and o.name != "nvml" for o in overrides)
 
 
+def _absent(nodes: Sequence[str], status: Mapping[str, Any]) -> bool:
+    """No NVIDIA driver here: no device node, and NVML says there is no library or module."""
+    from .nvml_errors import NVML_NO_DRIVER
+
+    return not nodes and status.get("error") in NVML_NO_DRIVER
+
+
 def _without_nvml(
-    facts: Facts,
+    absent: bool,
+    status: Mapping[str, Any],
+    container: Optional[str],
     env: Mapping[str, str],
     gpus: Optional[int],
     expected: Optional[int],
     deep: bool,
     timeout: float,
 ) -> Tuple[int, str]:
-    """NVML did not answer: healthy only where there is no GPU and none is expected."""
+    """NVML did not answer (``status``: its error and message): healthy only where there is
+    no driver (``absent``) and no GPU is expected (by ``--gpus``, or by the ``container``)."""
     from .containers import SHORT_FIX, gpus_expected
-    from .facts import NVML_NO_DRIVER
 
-    nv = facts.nvidia
-    absent = not nv.device_nodes and nv.nvml.error in NVML_NO_DRIVER
-    container_wants = gpus_expected(env, facts.system.container) if gpus != 0 else None
+    container_wants = gpus_expected(env, container) if gpus != 0 else None
     if absent and container_wants and expected != 0:
         return UNHEALTHY, (
             f"unhealthy: a GPU container without GPUs ({container_wants}, no /dev/nvidia*, "
@@ -209,7 +265,7 @@ def _without_nvml(
             return verdict.exit_code, "unhealthy: " + "; ".join(failures)
         suffix = ", matmul ok" if deep else ""
         return verdict.exit_code, "healthy: no NVIDIA GPU here, none expected" + suffix
-    return UNHEALTHY, f"unhealthy: NVML {nv.nvml.error}: {nv.nvml.message}"
+    return UNHEALTHY, f"unhealthy: NVML {status.get('error')}: {status.get('message')}"
 
 
 def _gpu_problems(
@@ -258,6 +314,7 @@ def _health_codes(gpu: GpuFacts) -> Set[str]:
     Imported only when there is a GPU to judge; it loads that one check, never the catalogue
     of checks or the tables (a probe that runs every few seconds)."""
     from .checks.health import check as gpu_health
+    from .facts import Facts
 
     one = Facts()
     one.nvidia.gpus = [gpu]
@@ -267,6 +324,7 @@ def _health_codes(gpu: GpuFacts) -> Set[str]:
 def _deep(gpus: Sequence[GpuFacts], timeout: float) -> List[str]:
     """A tiny matmul in a child, judged by the core like every smoke result."""
     from .core import check as core_check
+    from .facts import Facts
     from .smoke.runner import run_one
 
     device = "cuda:0" if gpus else "cpu"

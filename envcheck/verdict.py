@@ -9,13 +9,15 @@ the process exits with. No command decides "ready" its own way.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Iterable
 
 from . import exitcodes
-from .values import Severity
 
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
 if TYPE_CHECKING:  # only named in annotations: the healthcheck need not import findings
+    from typing import Iterable
+
     from .findings import Finding
+    from .values import Severity
 
 
 class Verdict(str, enum.Enum):
@@ -33,7 +35,10 @@ class Verdict(str, enum.Enum):
 
 def failing(severity: Severity, strict: bool = False) -> bool:
     """Whether a finding of ``severity`` makes the verdict NOT_READY: an error always, a
-    warning with ``strict``."""
+    warning with ``strict``. (Severity is imported here: a healthcheck with no GPU decides
+    from failures alone and never loads the value types.)"""
+    from .values import Severity
+
     return severity is Severity.ERROR or (strict and severity is Severity.WARNING)
 
 

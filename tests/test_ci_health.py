@@ -428,6 +428,29 @@ def test_healthcheck_never_imports_torch_or_the_cli_group(gpus: str) -> None:
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [False] * 6 + [judged], out.stderr
 
 
+def test_a_healthcheck_without_a_driver_decides_from_nvmls_plain_answer() -> None:
+    """Where there is no NVIDIA device node and NVML does not start (a machine or container
+    without a driver: this one), NVML's plain answer (envcheck.probes.nvml_child) decides, and
+    the healthcheck loads neither the facts model, the value types, typing nor pathlib (a
+    third of its own cost). With a GPU, the test above loads the model to judge it."""
+    if Path("/dev/nvidiactl").exists():
+        pytest.skip("this machine has an NVIDIA driver")
+    code = (  # what the interpreter loaded before (an editable install's finder) is not counted
+        "import json, sys\nbefore = set(sys.modules)\nfrom envcheck._entry import main\n"
+        "try:\n    main(['healthcheck'])\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps([m in sys.modules and m not in before for m in ('envcheck.facts', "
+        "'envcheck.values', 'envcheck.probes.nvidia', 'envcheck.probes.system', 'typing', "
+        "'pathlib')]))\n"
+    )
+    env = {k: v for k, v in user_env().items() if not k.startswith("ENVCHECK_")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == "healthy: no NVIDIA GPU here, none expected", out.stderr
+    assert json.loads(lines[-1]) == [False] * 6, out.stderr
+
+
 @pytest.mark.parametrize(
     "gpus, resolved",
     [("none", False), ("NVIDIA H100 80GB HBM3:9.0:80GiB", True)],

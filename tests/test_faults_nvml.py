@@ -179,10 +179,10 @@ def test_the_fresh_interpreter_child_reports_a_segfault_too(
     same code; tried here with the real pynvml loading the segfaulting library. (The
     forked child is what the tests above run; LD_LIBRARY_PATH set now reaches only a
     process started after it, so this one cannot be a fork.)"""
-    from envcheck.probes import nvidia
+    from envcheck.probes import nvidia, nvml_child
 
     monkeypatch.setenv("LD_LIBRARY_PATH", str(libraries["segfault"]))
-    monkeypatch.setattr(nvidia, "_FORK", False)
+    monkeypatch.setattr(nvml_child, "FORK", False)
     (tmp_path / "dev").mkdir()
     facts = nvidia.probe_nvidia(tmp_path)
     assert (facts.nvml.ok, facts.nvml.error) == (False, "crashed")

@@ -190,7 +190,7 @@ def test_cuda_version_encoding(value: int, text: str) -> None:
 
 
 def test_error_names_cover_the_codes_users_hit() -> None:
-    from envcheck.probes.nvidia import error_names
+    from envcheck.nvml_errors import error_names
 
     names = error_names(pynvml)
     assert names[pynvml.NVML_ERROR_LIB_RM_VERSION_MISMATCH] == "lib_rm_version_mismatch"

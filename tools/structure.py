@@ -54,6 +54,7 @@ LAYERS: List[Tuple[str, ...]] = [
         "envcheck._clickstyle",
         "envcheck._child",
         "envcheck.containers",
+        "envcheck.nvml_errors",
         "envcheck.target",
         "envcheck.facts",
         "envcheck.facts_codec",

@@ -11,7 +11,10 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from typing import IO, List, Optional
+
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
+if TYPE_CHECKING:
+    from typing import IO, List, Optional
 
 HEAD_BYTES = 64 * 1024  # kept from the start of each stream
 TAIL_BYTES = 256 * 1024  # kept from its end

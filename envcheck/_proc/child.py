@@ -14,16 +14,20 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .._record import record
 from .capture import Capture, feed_stdin, pump
 from .forked import _Forked
 from .watchdog import Watchdog, start_watchdog
 
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+    _Process = Union["subprocess.Popen[bytes]", _Forked]
+
 DRAIN_S = 2.0  # how long to read what is left once the child's group is dead
 # what a child is: a program envcheck started, or a fork of envcheck
-_Process = Union["subprocess.Popen[bytes]", _Forked]
 _ENTRY = __name__.rsplit(".", 2)[0] + "._entry"  # envcheck._entry
 
 

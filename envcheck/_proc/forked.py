@@ -13,7 +13,10 @@ import signal
 import subprocess
 import time
 import warnings
-from typing import IO, Callable, Optional
+
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
+if TYPE_CHECKING:
+    from typing import IO, Callable, Optional
 
 
 class _Forked:

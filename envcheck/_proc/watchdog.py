@@ -17,9 +17,12 @@ import contextlib
 import os
 import signal
 import time
-from typing import Any, Optional, Tuple
 
 from .forked import reap
+
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
+if TYPE_CHECKING:
+    from typing import Any, Optional, Tuple
 
 # The watchdog: read the child's process group id from stdin, then wait for EOF
 # there (envcheck has gone) and kill that group.

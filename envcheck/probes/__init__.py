@@ -11,24 +11,26 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, TypeVar
 
 from .._version import __version__
 from .timeouts import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Callable, Dict, Optional, TypeVar
+
     from ..facts import Facts, TorchRuntimeFacts
     from .torch_deep import DeepProbe
+
+    T = TypeVar("T")
 
 # The probe modules are imported when probe() runs, not with this package: the
 # healthcheck imports probes.nvidia alone and must not pay for the others (timeouts
 # holds one number).
 
 __all__ = ["InterpreterError", "OverrideError", "probe"]
-
-T = TypeVar("T")
 
 
 def __getattr__(name: str) -> Any:
@@ -50,7 +52,7 @@ def probe(
     python: Optional[str] = None,
     show_ids: bool = False,
     environ: Optional[Dict[str, str]] = None,
-    root: Path = Path("/"),
+    root: Optional[Path] = None,
     nvml: Optional[ModuleType] = None,
     chosen_because: Optional[str] = None,
     imported_torch: Optional[ModuleType] = None,
@@ -91,7 +93,7 @@ def probe(
 
     guarded = _Guarded(_new_facts())
     facts = guarded.facts
-    _static_steps(guarded, snap, env, root, nvml, show_ids)
+    _static_steps(guarded, snap, env, _root(root), nvml, show_ids)
     facts.python.chosen_because = chosen_because
     if in_process:
         from .torch_deep import describe_imported
@@ -132,6 +134,12 @@ class _Guarded:
         except Exception as exc:  # a probe bug must not hide the other facts
             self.facts.probe_errors.append(ProbeError(step, f"{type(exc).__name__}: {exc}"))
             return default
+
+
+def _root(root: Optional[Path]) -> Path:
+    from pathlib import Path  # here: the healthcheck imports this package, never pathlib
+
+    return Path("/") if root is None else Path(root)
 
 
 def _static_steps(

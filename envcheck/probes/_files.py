@@ -8,20 +8,27 @@ front, so tests can point a probe at a fake tree of real files (a container's
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Dict, Optional
+
+TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports typing
+if TYPE_CHECKING:
+    from typing import Dict, Optional, Union
+
+    Root = Union["os.PathLike[str]", str]
+
+# A folder: a pathlib.Path in the probes and tests, a str in the healthcheck (which does not
+# import pathlib: a tenth of its own cost).
 
 
-def read_text(root: Path, path: str, limit: int = 1 << 20) -> Optional[str]:
+def read_text(root: Root, path: str, limit: int = 1 << 20) -> Optional[str]:
     """Contents of ``root/path``, or None when it is missing or unreadable."""
     try:
-        with open(root / path.lstrip("/"), encoding="utf-8", errors="replace") as fh:
+        with open(os.path.join(root, path.lstrip("/")), encoding="utf-8", errors="replace") as fh:
             return fh.read(limit)
     except OSError:
         return None
 
 
-def read_first_line(root: Path, path: str) -> Optional[str]:
+def read_first_line(root: Root, path: str) -> Optional[str]:
     text = read_text(root, path, limit=4096)
     if text is None:
         return None
@@ -29,8 +36,8 @@ def read_first_line(root: Path, path: str) -> Optional[str]:
     return line[0].strip() if line else ""
 
 
-def exists(root: Path, path: str) -> bool:
-    return os.path.lexists(root / path.lstrip("/"))
+def exists(root: Root, path: str) -> bool:
+    return os.path.lexists(os.path.join(root, path.lstrip("/")))
 
 
 def parse_key_values(text: str) -> Dict[str, str]:

@@ -6,36 +6,20 @@ still answer when NVML itself is broken (the "Driver/library version mismatch"
 after an upgrade without a reboot). NVML (``pynvml`` from nvidia-ml-py) then
 gives the CUDA version the driver supports and every GPU.
 
-NVML calls are C calls into the driver library, which can block on a wedged
-GPU, and which can crash (a segfault in libnvidia-ml) or end the process (a
-library that calls ``exit()``). So they never run in envcheck's own process: a
-child asks NVML and prints its answer (``envcheck._proc``: a process group of
-its own, a timeout, a watchdog, bounded output). On POSIX the child is a fork
-of envcheck, which costs a ``fork()`` where a fresh interpreter would import
-Python, envcheck and the binding again (see ``_proc._Forked`` for why a fork
-is safe enough here); where there is no ``fork()`` it is a fresh interpreter
-running the same function.
-
-What the child did not answer becomes NVML's error, so that the check and the
-healthcheck say it instead of reading it as "no GPU": ``timeout`` (a hang),
-``crashed`` (a signal ended it: "libnvidia-ml crashed (SIGSEGV) in nvmlInit",
-naming the NVML call it was in) and ``no_answer`` (it exited without an
-answer). Every failure NVML reports itself is recorded under its NVML code
-name (``library_not_found``, ``lib_rm_version_mismatch``, ...) with NVML's own
-message; a query a GPU does not support is simply left None.
+NVML is asked in a child process (envcheck.probes.nvml_child: why, and how a hang, a
+crash or an exit in libnvidia-ml becomes NVML's error instead of "no GPU"); this module
+makes its answer facts, and holds the queries the child makes once NVML has started. A
+query a GPU does not support is simply left None.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
-from .. import _proc
 from ..facts import (
     FactsError,
     GpuFacts,
@@ -46,9 +30,13 @@ from ..facts import (
     convert,
 )
 from ..facts_codec import to_plain
+from ..nvml_errors import describe, text
 from ..values import ComputeCapability
-from . import topology
+from . import nvml_child, topology
 from ._files import read_first_line, read_text
+
+if TYPE_CHECKING:
+    from ._files import Root
 
 _PROC_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)")
 
@@ -60,39 +48,40 @@ def probe_nvidia(
     show_ids: bool = False,
 ) -> NvidiaFacts:
     """Probe the driver and GPUs; ``nvml`` replaces ``pynvml`` (tests pass a fake)."""
+    fresh = nvml_child.fresh_code(__name__, "_serve_fresh", show_ids)
+    answer = nvml_child.ask(nvml, timeout, show_ids, query_nvml, fresh)
+    return nvidia_facts(root, nvml_child.device_nodes(root), answer)
+
+
+def nvidia_facts(root: Root, device_nodes: List[str], answer: Dict[str, Any]) -> NvidiaFacts:
+    """The facts of the driver files under ``root``, its device nodes and NVML's ``answer``
+    (envcheck.probes.nvml_child.ask): the healthcheck asks NVML itself, then calls this."""
     facts = NvidiaFacts()
-    dev = root / "dev"
-    try:
-        facts.device_nodes = sorted(
-            f"/dev/{p.name}" for p in dev.iterdir() if p.name.startswith("nvidia")
-        )
-    except OSError:
-        facts.device_nodes = []
+    facts.device_nodes = device_nodes
     _kernel_module(root, facts)
-
-    if nvml is None and _FORK:  # imported before the fork: the child imports nothing
-        try:
-            import pynvml as nvml  # type: ignore[no-redef]  # the real module; tests pass a fake
-        except Exception as exc:  # not installed, or a broken install
-            facts.nvml = NvmlStatus(ok=False, error="bindings_missing", message=str(exc))
-            return facts
-
-    answer = _ask_nvml(nvml, timeout, show_ids)
-    facts.nvml = answer.nvml
-    facts.gpus = answer.gpus
-    facts.pairs = answer.pairs
+    try:
+        got: NvidiaFacts = convert(NvidiaFacts, answer, "nvml answer")
+    except FactsError as exc:  # a broken answer is no answer
+        got = NvidiaFacts(
+            nvml=NvmlStatus(
+                ok=False, error="no_answer", message=f"NVML's answer could not be read: {exc}"
+            )
+        )
+    facts.nvml = got.nvml
+    facts.gpus = got.gpus
+    facts.pairs = got.pairs
     if facts.gpus:  # the link, NUMA node, IOMMU and ACS that NVML does not report
         from .pcie import probe_pcie
 
         for gpu in facts.gpus:
-            gpu.pcie = probe_pcie(root, gpu.pci_bus_id)
-    facts.cuda_driver_version = answer.cuda_driver_version
-    if facts.driver_version is None and answer.driver_version:
-        facts.driver_version, facts.driver_version_source = answer.driver_version, "nvml"
+            gpu.pcie = probe_pcie(Path(root), gpu.pci_bus_id)
+    facts.cuda_driver_version = got.cuda_driver_version
+    if facts.driver_version is None and got.driver_version:
+        facts.driver_version, facts.driver_version_source = got.driver_version, "nvml"
     return facts
 
 
-def _kernel_module(root: Path, facts: NvidiaFacts) -> None:
+def _kernel_module(root: Root, facts: NvidiaFacts) -> None:
     version = read_first_line(root, "/sys/module/nvidia/version")
     if version:
         facts.driver_version, facts.driver_version_source = version, "sysfs"
@@ -109,117 +98,15 @@ def _kernel_module(root: Path, facts: NvidiaFacts) -> None:
 # --------------------------------------------------------------------------- NVML
 
 
-_FORK = hasattr(os, "fork")  # else the child is a fresh interpreter (Windows)
-# The child's lines on stdout: "step NAME" before each NVML call, then "answer {...}".
-_MARK = "envcheck-nvml: "
-
-
-def _ask_nvml(nvml: Optional[ModuleType], timeout: float, show_ids: bool) -> NvidiaFacts:
-    """What NVML says (the nvml status, driver and CUDA versions, GPUs and pairs), asked
-    in a child; what the child did not answer is NVML's error (see the module)."""
-    if _FORK:
-        assert nvml is not None
-        bound = nvml  # for the closure: mypy and the reader both see it is set
-        child = _proc.Child(
-            ["<fork: NVML>"], timeout, marker=_MARK, target=lambda: _serve(bound, show_ids)
-        )
-    else:  # platforms without fork(); a stand-in NVML module needs a fork
-        if nvml is not None:
-            raise ValueError("a stand-in NVML module needs os.fork()")
-        package_parent = str(Path(__file__).resolve().parents[2])
-        code = (
-            f"import sys; sys.path.insert(0, {package_parent!r}); "
-            f"from envcheck.probes.nvidia import _serve_fresh; _serve_fresh({show_ids!r})"
-        )
-        child = _proc.Child([*_proc.python_argv(), "-c", code], timeout, marker=_MARK)
-    return _read_answer(child.wait(), timeout)
-
-
-def _read_answer(result: _proc.ChildResult, timeout: float) -> NvidiaFacts:
-    steps, answer = [], None
-    for line in result.stdout.splitlines():
-        if line.startswith(_MARK + "step "):
-            steps.append(line[len(_MARK + "step ") :].strip())
-        elif line.startswith(_MARK + "answer "):
-            answer = line[len(_MARK + "answer ") :]
-    where = f" in {steps[-1]}" if steps else " before its first NVML call"
-    if result.timed_out:
-        return _failed(
-            "timeout", f"NVML did not answer within {timeout:g} s (a hung driver or GPU){where}"
-        )
-    if answer is not None:
-        try:
-            return convert(NvidiaFacts, json.loads(answer), "nvml answer")  # type: ignore[no-any-return]
-        except (ValueError, FactsError) as exc:  # a broken line is no answer
-            return _failed("no_answer", f"NVML's answer could not be read: {exc}")
-    last = (result.stderr.strip().splitlines() or [""])[-1]
-    said = f": {last}" if last else ""
-    if result.signal:
-        return _failed("crashed", f"libnvidia-ml crashed ({result.signal}){where}{said}")
-    return _failed(
-        "no_answer", f"NVML exited without answering (exit status {result.returncode}){where}{said}"
-    )
-
-
-def _failed(error: str, message: str) -> NvidiaFacts:
-    return NvidiaFacts(nvml=NvmlStatus(ok=False, error=error, message=message))
-
-
-def _serve(nvml: ModuleType, show_ids: bool) -> None:
-    """The child's work: ask NVML, saying each call before it is made (the last one said
-    is where a crash or a hang happened), then print the answer as one JSON line."""
-    facts = _query_nvml(_Traced(nvml, lambda name: _say(f"{_MARK}step {name}\n")), show_ids)
-    _say(f"{_MARK}answer {json.dumps(to_plain(facts))}\n")
-
-
 def _serve_fresh(show_ids: bool) -> None:
+    """The fresh interpreter's work where there is no fork() (Windows)."""
     try:
         import pynvml
     except Exception as exc:
-        failed = _failed("bindings_missing", str(exc))
-        _say(f"{_MARK}answer {json.dumps(to_plain(failed))}\n")
+        answer = json.dumps(nvml_child.failed("bindings_missing", str(exc)))
+        nvml_child.say(f"{nvml_child.MARK}answer {answer}\n")
         return
-    _serve(pynvml, show_ids)
-
-
-def _say(text: str) -> None:
-    data = text.encode("utf-8", "replace")
-    while data:
-        data = data[os.write(1, data) :]
-
-
-class _Traced:
-    """``nvml`` with every ``nvml*`` function call announced first, by ``say(name)``."""
-
-    def __init__(self, nvml: ModuleType, say: Callable[[str], None]) -> None:
-        self._nvml, self._say = nvml, say
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._nvml, name)
-        if not (name.startswith("nvml") and callable(value)):
-            return value
-
-        def call(*args: Any) -> Any:
-            self._say(name)
-            return value(*args)
-
-        return call
-
-    def __dir__(self) -> List[str]:
-        return dir(self._nvml)
-
-
-def error_names(nvml: ModuleType) -> Dict[int, str]:
-    """NVML return code -> lower-case name, from the binding's own constants."""
-    return {
-        getattr(nvml, n): n[len("NVML_ERROR_") :].lower()
-        for n in dir(nvml)
-        if n.startswith("NVML_ERROR_") and isinstance(getattr(nvml, n), int)
-    }
-
-
-def _text(value: Any) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    nvml_child.serve(pynvml, show_ids, query_nvml)
 
 
 def cuda_version_from_int(value: int) -> str:
@@ -227,41 +114,25 @@ def cuda_version_from_int(value: int) -> str:
     return f"{value // 1000}.{(value % 1000) // 10}"
 
 
-def _describe(nvml: ModuleType, names: Dict[int, str], exc: BaseException) -> Tuple[str, str]:
-    if isinstance(exc, nvml.NVMLError):
-        code = getattr(exc, "value", None)
-        return names.get(code, f"error_{code}") if isinstance(code, int) else "unknown", _text(exc)
-    return "unknown", f"{type(exc).__name__}: {exc}"
-
-
-def _query_nvml(nvml: Any, show_ids: bool) -> NvidiaFacts:
-    """NVML's part of the facts (run in the child)."""
-    names = error_names(nvml)
+def query_nvml(nvml: Any, names: Dict[int, str], show_ids: bool) -> Dict[str, Any]:
+    """NVML's part of the facts, in their plain form (run in the child, once nvmlInit()
+    has worked; envcheck.probes.nvml_child shuts NVML down after it)."""
     out = NvidiaFacts()
+    out.nvml.ok = True
+    out.driver_version = _system_call(nvml, nvml.nvmlSystemGetDriverVersion)
+    out.nvml.version = _system_call(nvml, nvml.nvmlSystemGetNVMLVersion)
+    cuda = _system_call(nvml, _cuda_driver_version_fn(nvml))
+    if isinstance(cuda, int) and cuda > 0:
+        out.cuda_driver_version = cuda_version_from_int(cuda)
     try:
-        nvml.nvmlInit()
+        count = int(nvml.nvmlDeviceGetCount())
     except Exception as exc:
-        out.nvml.error, out.nvml.message = _describe(nvml, names, exc)
-        return out
-    try:
-        out.nvml.ok = True
-        out.driver_version = _system_call(nvml, nvml.nvmlSystemGetDriverVersion)
-        out.nvml.version = _system_call(nvml, nvml.nvmlSystemGetNVMLVersion)
-        cuda = _system_call(nvml, _cuda_driver_version_fn(nvml))
-        if isinstance(cuda, int) and cuda > 0:
-            out.cuda_driver_version = cuda_version_from_int(cuda)
-        try:
-            count = int(nvml.nvmlDeviceGetCount())
-        except Exception as exc:
-            out.nvml.ok = False
-            out.nvml.error, out.nvml.message = _describe(nvml, names, exc)
-            return out
-        out.gpus = [_query_gpu(nvml, names, i, show_ids) for i in range(count)]
-        out.pairs = _query_topology(nvml, out.gpus)
-    finally:
-        with contextlib.suppress(Exception):
-            nvml.nvmlShutdown()
-    return out
+        out.nvml.ok = False
+        out.nvml.error, out.nvml.message = describe(nvml, names, exc)
+        return to_plain(out)  # type: ignore[no-any-return]
+    out.gpus = [_query_gpu(nvml, names, i, show_ids) for i in range(count)]
+    out.pairs = _query_topology(nvml, out.gpus)
+    return to_plain(out)  # type: ignore[no-any-return]
 
 
 def _query_topology(nvml: ModuleType, gpus: List[GpuFacts]) -> List[GpuPairFacts]:
@@ -292,7 +163,7 @@ def _system_call(nvml: ModuleType, fn: Callable[[], Any]) -> Any:
         value = fn()
     except Exception:
         return None
-    return _text(value) if isinstance(value, (bytes, str)) else value
+    return text(value) if isinstance(value, (bytes, str)) else value
 
 
 class _Asker:
@@ -313,7 +184,7 @@ class _Asker:
         except Exception as exc:
             if isinstance(exc, nvml.NVMLError) and exc.value == self.not_supported:
                 return None
-            code, message = _describe(nvml, self.names, exc)
+            code, message = describe(nvml, self.names, exc)
             gpu.errors[query] = f"{code}: {message}"
             if isinstance(exc, nvml.NVMLError) and exc.value == self.lost:
                 gpu.status = GpuStatus.LOST
@@ -329,7 +200,7 @@ def _query_gpu(nvml: ModuleType, names: Dict[int, str], index: int, show_ids: bo
     if handle is None:
         return gpu
     name = ask("name", nvml.nvmlDeviceGetName, handle)
-    gpu.name = _text(name) if name is not None else None
+    gpu.name = text(name) if name is not None else None
     if gpu.status == GpuStatus.LOST:  # every later query would say the same
         return gpu
     _query_identity(ask, handle, show_ids)
@@ -343,11 +214,11 @@ def _query_identity(ask: _Asker, handle: Any, show_ids: bool) -> None:
     nvml, gpu = ask.nvml, ask.gpu
     uuid = ask("uuid", nvml.nvmlDeviceGetUUID, handle)
     if uuid is not None:
-        gpu.uuid = _text(uuid) if show_ids else f"GPU-redacted-{gpu.index}"
+        gpu.uuid = text(uuid) if show_ids else f"GPU-redacted-{gpu.index}"
     pci_fn = getattr(nvml, "nvmlDeviceGetPciInfo_v3", None) or nvml.nvmlDeviceGetPciInfo
     pci = ask("pci", pci_fn, handle)
     if pci is not None:
-        gpu.pci_bus_id = _text(getattr(pci, "busId", "")) or None
+        gpu.pci_bus_id = text(getattr(pci, "busId", "")) or None
     cc = ask("compute_capability", nvml.nvmlDeviceGetCudaComputeCapability, handle)
     if cc is not None:
         gpu.compute_capability = ComputeCapability(int(cc[0]), int(cc[1]))

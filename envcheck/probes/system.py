@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..facts import CgroupFacts, DiskFacts, SystemFacts
-from ._files import exists, parse_key_values, read_first_line, read_text
+from ._files import parse_key_values, read_first_line, read_text
+from .container import detect_container
 from .pcie import iommu_cmdline, probe_nics
 
 # cgroup v1 reports "no limit" as a page-aligned number near 2**63.
@@ -26,7 +27,7 @@ def probe_system(
     disk_paths: Sequence[str] = (),
     show_hostname: bool = False,
 ) -> SystemFacts:
-    import platform  # here, not at the top: the healthcheck imports detect_container only
+    import platform  # here, not at the top: only the full probe needs it
 
     env = dict(os.environ) if environ is None else environ
     facts = SystemFacts(os=platform.system(), machine=platform.machine())
@@ -147,32 +148,6 @@ def detect_wsl(kernel_release: str, proc_version: str) -> Optional[int]:
     if "wsl2" in text or "microsoft-standard" in text:
         return 2
     return 1
-
-
-def detect_container(root: Path, environ: Dict[str, str]) -> Optional[str]:
-    """Best-effort name of the container runtime this process lives in."""
-    if environ.get("KUBERNETES_SERVICE_HOST") or exists(root, "/var/run/secrets/kubernetes.io"):
-        return "kubernetes"
-    if environ.get("APPTAINER_CONTAINER") or environ.get("SINGULARITY_CONTAINER"):
-        return "apptainer"
-    if exists(root, "/run/.containerenv"):
-        return "podman"
-    if exists(root, "/.dockerenv"):
-        return "docker"
-    marker = environ.get("container", "")  # set by systemd-nspawn, podman, lxc
-    if marker:
-        return "podman" if marker == "oci" else marker
-    cgroups = read_text(root, "/proc/1/cgroup") or ""
-    for needle, name in (
-        ("kubepods", "kubernetes"),
-        ("docker", "docker"),
-        ("libpod", "podman"),
-        ("containerd", "containerd"),
-        ("lxc", "lxc"),
-    ):
-        if needle in cgroups:
-            return name
-    return None
 
 
 # --------------------------------------------------------------------------- cgroups

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
 from .._version import __version__
-from ..facts import NVML_NO_DRIVER, Facts
+from ..facts import Facts
 from ..findings import Finding
+from ..nvml_errors import NVML_NO_DRIVER
 from .style import Style
 from .wrap import command_lines, command_width, heading, terminal_width, wrap
 
