@@ -15,7 +15,7 @@ its number (:func:`tegra_cuda`)."""
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import FrozenSet, List, Optional, Tuple
 
 from .facts import Facts, GpuFacts
 from .tables import Tables
@@ -29,11 +29,7 @@ JETPACK_WHEELS = "https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048
 
 def jetson_only(tables: Tables) -> FrozenSet[ComputeCapability]:
     """Compute capabilities that the GPU table gives to Jetson boards and to nothing else."""
-    segments: Dict[ComputeCapability, Set[str]] = {}
-    for gpu in tables.gpus:
-        if gpu.capability is not None:
-            segments.setdefault(gpu.capability, set()).add(gpu.segment)
-    return frozenset(cc for cc, seen in segments.items() if seen == {"Jetson"})
+    return tables.jetson_only
 
 
 def jetson_gpus(facts: Facts, tables: Tables) -> List[GpuFacts]:

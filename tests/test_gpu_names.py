@@ -114,3 +114,20 @@ def test_shipped_gpu_records_are_sourced() -> None:
         assert record["sources"], record["name"]
         assert all(isinstance(s, str) and s.strip() for s in record["sources"]), record["name"]
         assert (record.get("capability") is None) != (record.get("gfx") is None), record["name"]
+
+
+def test_a_reported_names_record_is_remembered_within_a_bound() -> None:
+    """A pasted report's GPUs are looked up dozens of times (every driver verdict asks whether
+    one is a Jetson), so Tables remembers each name's record; names come from pasted text, so
+    it remembers at most MAX_REMEMBERED of them, and a name past the bound is still answered."""
+    from envcheck._record import replace
+    from envcheck.tables.gpu_records import MAX_REMEMBERED
+
+    tables = replace(load_tables())  # its own memory, not the shared tables'
+    assert str(tables.capability_of("NVIDIA A100-SXM4-80GB")) == "8.0"
+    for i in range(MAX_REMEMBERED + 50):
+        tables.capability_of(f"NVIDIA Made Up {i}")
+    assert len(tables._reported) == MAX_REMEMBERED
+    assert str(tables.capability_of("NVIDIA GeForce RTX 4090")) == "8.9"  # past the bound
+    assert "NVIDIA GeForce RTX 4090" not in tables._reported
+    assert str(tables.capability_of("NVIDIA A100-SXM4-80GB")) == "8.0"  # remembered

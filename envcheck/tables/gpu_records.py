@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Dict, FrozenSet, Mapping, Optional, Set, Tuple
 
 from packaging.version import Version
 
@@ -153,3 +153,45 @@ def lookup_gpu(index: Mapping[GpuKey, GpuModel], name: str) -> Optional[GpuModel
             return found[0] if len(found) == 1 else None
     board = _VGPU.match(wanted_text)  # "h100xm 80c": the board is an H100
     return index.get(("nvidia", (board.group(1),))) if board and vendor != "amd" else None
+
+
+def jetson_only_capabilities(gpus: Tuple[GpuModel, ...]) -> FrozenSet[ComputeCapability]:
+    """Compute capabilities that the GPU table gives to Jetson boards and to nothing else."""
+    segments: Dict[ComputeCapability, Set[str]] = {}
+    for gpu in gpus:
+        if gpu.capability is not None:
+            segments.setdefault(gpu.capability, set()).add(gpu.segment)
+    return frozenset(cc for cc, seen in segments.items() if seen == {"Jetson"})
+
+
+def lookup_reported(index: Mapping[GpuKey, GpuModel], gpu_name: str) -> Optional[GpuModel]:
+    """The table record for a reported name; lspci's "AD102 [GeForce RTX 4090] (rev a1)"
+    is read by its bracket, and "[Radeon RX 7900 XT/7900 XTX]" only if every
+    alternative names GPUs of one kind."""
+    brackets = re.findall(r"\[([^\[\]]+)\]", gpu_name)
+    if not brackets:
+        return lookup_gpu(index, gpu_name)
+    inside = brackets[-1]
+    first, *rest = (alt.strip() for alt in inside.split("/"))
+    stem = re.match(r"^\D*?(?=\s*\w*\d)", first)  # "Radeon RX " before "7900 XT"
+    names = [first] + [
+        (stem.group(0) + " " + alt) if stem and alt[:1].isdigit() else alt for alt in rest
+    ]
+    found = [m for m in (lookup_gpu(index, n) for n in names) if m]
+    kinds = {(m.capability, m.gfx) for m in found}  # pci.ids names one device's products
+    return found[0] if len(kinds) == 1 else None
+
+
+MAX_REMEMBERED = 4096  # reported names a Tables keeps the record of (they come from pasted text)
+
+
+def lookup_remembered(
+    index: Mapping[GpuKey, GpuModel], known: Dict[str, Optional[GpuModel]], gpu_name: str
+) -> Optional[GpuModel]:
+    """:func:`lookup_reported`, remembered in ``known`` up to MAX_REMEMBERED names."""
+    if gpu_name in known:
+        return known[gpu_name]
+    model = lookup_reported(index, gpu_name)
+    if len(known) < MAX_REMEMBERED:
+        known[gpu_name] = model
+    return model

@@ -20,7 +20,13 @@ from .._record import field, record
 from ..values import ComputeCapability, Variant
 from .gpu_records import Family as Family
 from .gpu_records import FirstDriver as FirstDriver
-from .gpu_records import GpuKey, gpu_index, lookup_gpu, sass_fallback_rule
+from .gpu_records import (
+    GpuKey,
+    gpu_index,
+    jetson_only_capabilities,
+    lookup_remembered,
+    sass_fallback_rule,
+)
 from .gpu_records import GpuModel as GpuModel
 from .gpu_records import SassRule as SassRule
 from .jetpack_records import JetPack as JetPack
@@ -475,22 +481,18 @@ class Tables:
         then asks a few keys instead of comparing every name of the table)."""
         return gpu_index(self.gpus)
 
+    @functools.cached_property
+    def jetson_only(self) -> FrozenSet[ComputeCapability]:
+        """Compute capabilities the GPU table gives to Jetson boards and to nothing else (made
+        once: every driver verdict asks it, a pasted report's dozens of times)."""
+        return jetson_only_capabilities(self.gpus)
+
+    @functools.cached_property
+    def _reported(self) -> Dict[str, Optional[GpuModel]]:
+        return {}  # reported name -> record: a pasted report's GPUs are asked dozens of times
+
     def _gpu_model(self, gpu_name: str) -> Optional[GpuModel]:
-        """The table record for a reported name; lspci's "AD102 [GeForce RTX 4090] (rev a1)"
-        is read by its bracket, and "[Radeon RX 7900 XT/7900 XTX]" only if every
-        alternative names GPUs of one kind."""
-        brackets = re.findall(r"\[([^\[\]]+)\]", gpu_name)
-        if not brackets:
-            return lookup_gpu(self._gpus_by_name, gpu_name)
-        inside = brackets[-1]
-        first, *rest = (alt.strip() for alt in inside.split("/"))
-        stem = re.match(r"^\D*?(?=\s*\w*\d)", first)  # "Radeon RX " before "7900 XT"
-        names = [first] + [
-            (stem.group(0) + " " + alt) if stem and alt[:1].isdigit() else alt for alt in rest
-        ]
-        found = [m for m in (lookup_gpu(self._gpus_by_name, n) for n in names) if m]
-        kinds = {(m.capability, m.gfx) for m in found}  # pci.ids names one device's products
-        return found[0] if len(kinds) == 1 else None
+        return lookup_remembered(self._gpus_by_name, self._reported, gpu_name)
 
     def age_days(self, today: str) -> Dict[str, int]:
         now = date.fromisoformat(today)
