@@ -103,6 +103,24 @@ def test_every_label_alias_is_lower_case() -> None:
         assert bare == bare.lower(), fact.key
 
 
+def test_a_labels_group_number_names_its_fact() -> None:
+    """labelled.py reads which fact a label is of from the match's last group (fact i's
+    alias is group i + 1): no alias may capture."""
+    from envcheck.diagnose.labelled import _LABELS, FACTS, _labels
+
+    assert _LABELS.groups == len(FACTS)
+    for i, fact in enumerate(FACTS):
+        assert re.compile(fact.aliases).groups == 0, fact.key
+        assert _LABELS.groupindex[f"f{i}"] == i + 1
+    for line, key in (
+        ("Python: 3.10", "python.version"),
+        ("torch 2.1.0", "torch.version"),
+        ("Driver Version: 535.54", "nvidia.driver_version"),
+    ):
+        (match,) = _labels(line)
+        assert FACTS[int(match.lastindex or 0) - 1].key == key, line
+
+
 def test_the_labels_are_tried_only_where_an_alias_may_start() -> None:
     from envcheck.diagnose.labelled import _STARTS
     from envcheck.diagnose.scanning import prefixes

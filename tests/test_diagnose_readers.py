@@ -290,7 +290,7 @@ def test_detectron2_rows_read_as_every_line_matched(monkeypatch: pytest.MonkeyPa
     reads and the GPU rows are those of matching every line (every name starts with ""),
     on tricky lines (leading tabs and other white space, mixed case, names that only start
     alike, a Kelvin sign)."""
-    from envcheck.diagnose import dumps
+    from envcheck.diagnose import detectron2
 
     lines = [
         "\tPyTorch             2.1.0 @/x",
@@ -311,9 +311,9 @@ def test_detectron2_rows_read_as_every_line_matched(monkeypatch: pytest.MonkeyPa
         "CUDA compiler  CUDA 11.8",
         "other row  value",
     ]
-    rows, gpus = dumps._d2_rows(lines)
-    monkeypatch.setattr(dumps, "_D2_NAMES", ("",))
-    every_rows, every_gpus = dumps._d2_rows(lines)
+    rows, gpus = detectron2._d2_rows(lines)
+    monkeypatch.setattr(detectron2, "_D2_NAMES", ("",))
+    every_rows, every_gpus = detectron2._d2_rows(lines)
     assert gpus == every_gpus and len(gpus) == 2
     for name in ("detectron2 arch flags", "pytorch", "python", "nvcc", "driver version"):
         assert rows[name] == every_rows[name]

@@ -1,7 +1,6 @@
 """Readers for the environment dumps of other tools, and for facts scattered through logs.
 
-- detectron2's and mmcv's ``collect_env`` tables (``PyTorch  1.4.0 @/path``, ``GPU 0  Tesla
-  V100``, ``detectron2 arch flags  sm_70``, ``NVCC  Cuda compilation tools, ...``);
+- detectron2's and mmcv's ``collect_env`` tables (their own module: detectron2.py);
 - ``transformers-cli env`` / ``accelerate env`` / diffusers / vLLM bullet lists
   (``- PyTorch version (GPU?): 2.0.1+cu117 (True)``, ``- Platform: Linux-...-x86_64-with-glibc2.35``);
 - Lightning's nested list (``* CUDA:`` ... ``- GPU:`` ... ``- NVIDIA A100`` ... ``- version: 11.8``);
@@ -20,22 +19,27 @@ anchored or bounded, so a reader's time grows linearly with a line's length.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Tuple
+from typing import List
 
-from ..facts import GpuFacts, PackageFacts, RuntimeStatus
-from ..probes.toolkit import parse_nvcc_version
-from ..values import Arch, ComputeCapability
+from ..facts import GpuFacts, RuntimeStatus
+from ..values import Arch
 from .collect_env import platform_string, read_library_lines
-from .reading import Reading, lines_holding, lines_of, lowered, set_python, set_torch
+from .detectron2 import read_detectron2_table
+from .reading import (
+    VERSION,
+    Reading,
+    lines_holding,
+    lines_of,
+    lowered_lines,
+    set_companion,
+    set_python,
+    set_torch,
+)
 
-_VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
-# detectron2 / mmcv tables: a name, two or more spaces (or a tab), the value
-_D2_ROW = re.compile(r"^\s*([A-Za-z][\w .()/-]{0,40}?)(?:\s{2,}|\t|:\s+)(\S.{0,300})$")
-_D2_GPU = re.compile(r"^GPU\s?(\d{1,2}(?:,\d{1,2}){0,15})$")
 _BULLET = re.compile(r"^\s*[-*]\s+`?([A-Za-z][\w .()?/-]{0,60}?)`?\s*:\s*(.{0,300})$")
 _LD_PATH = re.compile(r"^\s*(?:export\s+)?LD_LIBRARY_PATH\s*=\s*(\S{1,4000})\s*$")
 _ECHO_LD_PATH = re.compile(r"^\s*\$?\s*echo \$\{?LD_LIBRARY_PATH\}?\s*$")
-_FROM_VERSIONS = re.compile(r"\(from versions:?\s*([^)\n]{0,20000})\)?")
+_FROMVERSIONS = re.compile(r"\(from versions:?\s*([^)\n]{0,20000})\)?")
 _SITE = re.compile(
     r"[/\\](?:lib[/\\])?python(\d)\.?(\d{1,2})[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]{0,60})"
 )
@@ -61,13 +65,13 @@ _MACHINE_HINT = re.compile(
     r"(?:^\s*Architecture:\s+(x86_64|aarch64)\s*$|[/(-](x86_64|aarch64)-linux-gnu\b|"
     r"[-_](x86_64|aarch64)\.whl\b|\bwin_(amd64)\b)"
 )
-_TORCH_NO_COLON = re.compile(r"^\s*PyTorch version\s+" + _VERSION + r"\s*$")
+_TORCH_NO_COLON = re.compile(r"^\s*PyTorch version\s+" + VERSION + r"\s*$")
 TORCH_PACKAGES = ("torch", "torchvision", "torchaudio", "xformers", "triton", "flash_attn")
 
 
 def read_dumps(text: str, reading: Reading) -> None:
     lines = lines_of(text)
-    _detectron2_table(text, lines, reading)
+    read_detectron2_table(text, lines, reading)
     _bullets(lines, reading)
     _lightning(lines, reading)
     _no_colon(lines, reading)
@@ -79,117 +83,7 @@ def read_dumps(text: str, reading: Reading) -> None:
     _arch_warning_name(lines, reading)
     _reporter_lines(text, lines, reading)
     _torch_config(lines, reading)
-    _versions_line(lines, reading)
-
-
-def _companion(reading: Reading, name: str, version: str) -> None:
-    t = reading.facts.torch
-    if name not in {p.name for p in t.companions}:
-        t.companions.append(PackageFacts(name, version))
-
-
-def _detectron2_table(text: str, lines: List[str], reading: Reading) -> None:
-    """detectron2's and mmcv's collect_env: a table of name and value. A text that never
-    names either has no row that says it is one (a row's lower-cased name holds the word,
-    so the lower-cased text does): its lines are not read as rows."""
-    low = lowered(text)
-    if "detectron2" not in low and "mmcv" not in low:
-        return
-    rows, gpus = _d2_rows(lines)
-    if not any(k in rows for k in ("detectron2", "mmcv", "mmcv compiler", "detectron2 arch flags")):
-        return
-    reading.pieces.append("detectron2/mmcv collect_env")
-    _d2_torch(rows, reading)
-    _d2_cuda(rows, gpus, reading)
-
-
-# How the names of the rows _d2_torch and _d2_cuda read, and of the GPU rows, start (in
-# lower case): a line whose first word starts otherwise is no row they read, and is not
-# matched against the row pattern (most lines of a long text are none).
-_D2_NAMES = (
-    "detectron2", "mmcv", "pytorch", "python", "sys.platform", "torchvision", "torchaudio",
-    "cuda compiler", "nvcc", "driver version", "gpu",
-)  # fmt: skip
-
-
-def _d2_rows(lines: List[str]) -> Tuple[Dict[str, str], List[GpuFacts]]:
-    """The table's rows by lower-case name (the first of a name wins) of those read, and its
-    GPU rows. (A row's name starts after the white space that starts its line.)"""
-    rows: Dict[str, str] = {}
-    gpus: List[GpuFacts] = []
-    longest = max(map(len, _D2_NAMES))
-    for line in lines:
-        if not line.lstrip()[:longest].lower().startswith(_D2_NAMES):
-            continue
-        match = _D2_ROW.match(line)
-        if not match:
-            continue
-        key, val = match.group(1).strip(), match.group(2).strip()
-        gpu = _D2_GPU.match(key)
-        if gpu:  # "GPU 0,1  Tesla V100-SXM2-16GB (arch=7.0)"
-            name = re.sub(r"\s*\(arch=[\d.]+\)\s*$", "", val)
-            arch = re.search(r"\(arch=(\d{1,2}\.\d)\)", val)
-            cc = ComputeCapability.maybe(arch.group(1)) if arch else None
-            for i in gpu.group(1).split(","):
-                gpus.append(GpuFacts(index=int(i), name=name, compute_capability=cc))
-            continue
-        rows.setdefault(key.lower(), val)
-    return rows, gpus
-
-
-def _d2_torch(rows: Dict[str, str], reading: Reading) -> None:
-    """The table's torch build, Python, OS and torch's companions."""
-    torch = re.match(_VERSION, rows.get("pytorch", ""))
-    if torch:
-        set_torch(reading, torch.group(1), None, "detectron2/mmcv collect_env")
-    debug = rows.get("pytorch debug build")
-    if debug is not None and reading.facts.torch.debug is None:
-        reading.facts.torch.debug = debug.lower() == "true"
-    cuda = re.match(r"(\d{1,2}\.\d{1,2})", rows.get("pytorch cuda", "") or "")
-    if cuda and not reading.facts.torch.cuda:
-        reading.facts.torch.cuda = cuda.group(1)
-    py = re.match(r"(\d\.\d{1,2}(?:\.\d{1,2})?)", rows.get("python", ""))
-    if py:
-        set_python(reading, py.group(1), "detectron2/mmcv collect_env")
-    plat = rows.get("sys.platform")
-    if plat and not reading.facts.system.os:
-        os_name = {"linux": "Linux", "win32": "Windows", "darwin": "Darwin"}.get(plat)
-        if os_name:
-            reading.facts.system.os = os_name
-    for name in ("torchvision", "torchaudio"):
-        version = re.match(_VERSION, rows.get(name, ""))
-        if version:
-            _companion(reading, name, version.group(1))
-
-
-def _d2_cuda(rows: Dict[str, str], gpus: List[GpuFacts], reading: Reading) -> None:
-    """The table's CUDA side: nvcc, the driver, the GPUs, and the CUDA detectron2 was built
-    with against torch's."""
-    compiler = re.match(r"CUDA (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)$", rows.get("cuda compiler", ""))
-    nvcc = parse_nvcc_version(rows.get("nvcc", "")) if "nvcc" in rows else None
-    nvcc = nvcc or (compiler.group(1) if compiler else None)
-    if nvcc and not reading.facts.toolkit.nvcc_version:
-        reading.facts.toolkit.nvcc_version = nvcc
-        reading.observed.add("toolkit")
-    driver = re.match(r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)", rows.get("driver version", ""))
-    if driver and not reading.facts.nvidia.driver_version:
-        reading.facts.nvidia.driver_version = driver.group(1)
-        reading.facts.nvidia.driver_version_source = "detectron2/mmcv collect_env"
-        reading.observed.add("nvidia")
-    if gpus and not reading.facts.nvidia.gpus:
-        reading.facts.nvidia.gpus = gpus[:64]
-        reading.observed.add("nvidia")
-    flags = rows.get("detectron2 arch flags")
-    if flags:
-        reading.notes.append(f"detectron2 was compiled for: {flags}")
-    built = re.search(r"\d{1,2}\.\d{1,2}", rows.get("detectron2 cuda compiler") or "")
-    built_cuda = built.group(0) if built else (compiler.group(1) if compiler else None)
-    torch_cuda = reading.facts.torch.cuda
-    if built_cuda and torch_cuda and built_cuda.split(".")[0] != torch_cuda.split(".")[0]:
-        reading.notes.append(
-            f"detectron2 was built with CUDA {built_cuda} but torch with CUDA {torch_cuda}: "
-            "rebuild detectron2 against this torch (remove build/ and **/*.so first)"
-        )
+    _versions_line(text, lines, reading)
 
 
 def _bullets(lines: List[str], reading: Reading) -> None:
@@ -200,7 +94,7 @@ def _bullets(lines: List[str], reading: Reading) -> None:
             continue
         key, val = match.group(1).strip().lower(), match.group(2).strip()
         if key.startswith("pytorch version"):  # "2.0.1+cu117 (True)" or "(GPU?): 2.1 (False)"
-            version = re.match(_VERSION, val)
+            version = re.match(VERSION, val)
             if version:
                 set_torch(reading, version.group(1), None, "library env dump")
                 gpu = re.search(r"\((True|False)\)", val)
@@ -221,9 +115,9 @@ def _bullets(lines: List[str], reading: Reading) -> None:
                 reading.facts.nvidia.gpus = [GpuFacts(index=0, name=val)]
                 reading.observed.add("nvidia")
         elif key in ("torchvision version", "torchaudio version"):
-            version = re.match(_VERSION, val)
+            version = re.match(VERSION, val)
             if version:
-                _companion(reading, key.split()[0], version.group(1))
+                set_companion(reading, key.split()[0], version.group(1))
 
 
 _LIGHTNING_HEAD = re.compile(r"^\s*\*\s+(CUDA|Packages|System|Lightning):\s*$")
@@ -260,11 +154,11 @@ def _lightning(lines: List[str], reading: Reading) -> None:
                 if key == "version" and re.fullmatch(r"\d{1,2}\.\d{1,2}", val):
                     reading.facts.torch.cuda = reading.facts.torch.cuda or val
         elif section == "Packages" and key in ("torch", "torchvision", "torchaudio"):
-            version = re.match(_VERSION, val)
+            version = re.match(VERSION, val)
             if version and key == "torch":
                 set_torch(reading, version.group(1), None, "Lightning env dump")
             elif version:
-                _companion(reading, key, version.group(1))
+                set_companion(reading, key, version.group(1))
         elif section == "System" and key == "python":
             version = re.match(r"(\d\.\d{1,2}(?:\.\d{1,2})?)", val)
             if version:
@@ -319,7 +213,7 @@ def _ld_library_path(lines: List[str], reading: Reading) -> None:
 def _pip_versions(text: str, reading: Reading) -> None:
     """``ERROR: Could not find a version that satisfies the requirement torch==2.0.0 (from
     versions: 2.2.0, 2.2.1, ...)``: what that index had for the reporter's platform."""
-    match = _FROM_VERSIONS.search(text)
+    match = _FROMVERSIONS.search(text)
     if not match:
         return
     listed = [v.strip() for v in match.group(1).split(",") if v.strip()]
@@ -447,7 +341,7 @@ def _torch_config(lines: List[str], reading: Reading) -> None:
     reading.pieces.append("torch.__config__.show()")
 
 
-_VERSION_WORD = re.compile(
+VERSION_WORD = re.compile(
     r"\b(python|torch|pytorch)\b\s*[:=]?\s*v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,20})?)",
     re.IGNORECASE,
 )
@@ -456,25 +350,27 @@ _REPL_BANNER = re.compile(r"^\s*Python (3\.\d{1,2}\.\d{1,2}) \((?:default|main|t
 _YOU_HAVE_PYTHON = re.compile(r"Python\s+\d\.\d{1,2}\.\d{1,2} \(you have (\d\.\d{1,2}\.\d{1,2})\)")
 
 
-def _versions_line(lines: List[str], reading: Reading) -> None:
+def _versions_line(text: str, lines: List[str], reading: Reading) -> None:
     """A short line naming several versions, as reporters write them (``Python 3.10.12 ,
     torch 2.2.1+cu121``), and xFormers' ``Python 3.10.19 (you have 3.13.9)``. Lines with a
     path are left alone: ``python3.10/site-packages`` is read as a path."""
-    for line in lines:
-        low = line.lower()
+    for line, low in zip(lines, lowered_lines(text)):
         if "python" not in low and "torch" not in low:  # every pattern below needs one
             continue
-        have = _YOU_HAVE_PYTHON.search(line) or _REPL_BANNER.match(line)
+        have = (_YOU_HAVE_PYTHON.search(line) if "(you have " in line else None) or (
+            _REPL_BANNER.match(line) if "Python " in line else None
+        )
         if have:
             set_python(reading, have.group(1), "Python's own line")
-        tag = _CPYTHON_TAG.search(line)  # an extension's file name: _C.cpython-37m-x86_64-...
+        # an extension's file name: _C.cpython-37m-x86_64-...
+        tag = _CPYTHON_TAG.search(line) if ".cpython-3" in line else None
         if tag:
             set_python(reading, f"3.{tag.group(1)}", "extension file name")
         if len(line) > 120 or "/" in line or "\\" in line:
             continue
         if low.count("python") + low.count("torch") < 2:
             continue  # two versions need two words (the pattern's word is one ignoring case)
-        found = {m.group(1).lower(): m.group(2) for m in _VERSION_WORD.finditer(line)}
+        found = {m.group(1).lower(): m.group(2) for m in VERSION_WORD.finditer(line)}
         if len(found) < 2:
             continue
         if "python" in found and found["python"].startswith("3."):

@@ -187,7 +187,8 @@ _LABELS = re.compile(
     re.IGNORECASE,
 )
 _VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
-_GROUPS = {f"f{i}": i for i in range(len(FACTS))}  # the labels' group of each fact
+# fact i's label is group i + 1 (the aliases capture nothing): match.lastindex names the fact
+assert _LABELS.groups == len(FACTS), "a label alias captures: write its groups (?:...)"
 # what may stand before a value on the line after its label: IPython's Out[n], a REPL echo,
 # pip show's "Version:", a bullet
 _VALUE_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:Out\[\d{1,4}\]:\s*|version\s*:\s*)?", re.I)
@@ -317,7 +318,7 @@ def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, s
     out = []
     pins = "==" in line  # what an exact pin holds: most lines have none to look for
     for match in _labels(line):
-        index = _GROUPS[str(match.lastgroup)]  # the one fact group that matched
+        index = int(match.lastindex or 0) - 1  # the one fact group that matched (group i + 1)
         end = match.end()
         pin = _EXACT_PIN.match(line, end) if pins else None
         value = _VALUES[index].match(line, pin.end() if pin else end)

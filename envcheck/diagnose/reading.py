@@ -13,7 +13,7 @@ import re
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from .._record import field, record
-from ..facts import Facts
+from ..facts import Facts, PackageFacts
 from ..values import Variant
 
 MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
@@ -22,6 +22,8 @@ MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
 # megabyte-long line costs no more than a short one. Every pattern here is also linear in
 # the length of what it reads (no two adjacent parts that can match the same characters).
 MAX_LINE = 8192
+# a version as other tools print it: 1.4.0, 2.1.0+cu118, 0.17.0a0, 2.0.0.dev20230101
+VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
 MAX_GPUS = 64  # GPUs read from one listing; no host shows more (a DGX has 8 or 16)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # (str.replace, not str.translate: translate walks a non-ASCII text character by character
@@ -94,6 +96,14 @@ def lines_of(text: str) -> List[str]:
     """The lines of a cleaned text, each cut to MAX_LINE characters for the line parsers
     (a list of its own for each reader: cut once, copied in a tenth of the time)."""
     return list(_lines(text))
+
+
+def lowered_lines(text: str) -> Sequence[str]:
+    """The lines of a cleaned text in lower case, as lines_of cuts them: cut from the lowered
+    text (lowered once for every reader), or each line lowered where lowering would not keep
+    each letter in its place (see same_places_lowered)."""
+    low = same_places_lowered(text)
+    return _lines(low) if low is not None else [line.lower() for line in _lines(text)]
 
 
 @functools.lru_cache(maxsize=4)
@@ -170,6 +180,13 @@ def note_conflict(reading: Reading, what: str, had: Optional[str], seen: str) ->
         reading.notes.append(f"the text gives two values for {what}: {had} and {seen}; kept {had}")
         return True
     return False
+
+
+def set_companion(reading: Reading, name: str, version: str) -> None:
+    """A companion of torch (torchvision, torchaudio, ...) and its version, unless known."""
+    t = reading.facts.torch
+    if name not in {p.name for p in t.companions}:
+        t.companions.append(PackageFacts(name, version))
 
 
 def set_torch(reading: Reading, version: str, cuda: Optional[str], where: str) -> None:
