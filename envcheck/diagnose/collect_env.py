@@ -77,8 +77,11 @@ def read_collect_env(text: str, reading: Reading) -> bool:
                 section = "top"
             else:
                 continue
+        retyped = stripped[:16].lower() == "pytorch version "
+        if current is None and not retyped and ":" not in stripped:
+            continue  # no field, and no line of a field's list: most lines of a log
         name, colon, rest = stripped.partition(":")
-        if not colon and stripped[:16].lower() == "pytorch version ":
+        if not colon and retyped:
             name, colon, rest = stripped[:15], ":", stripped[16:]  # retyped without its colon
         key = _KEYS.get(name.strip().lower()) if colon else None
         if key:

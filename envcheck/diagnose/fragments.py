@@ -62,7 +62,7 @@ def read_fragments(text: str, reading: Reading) -> None:
     _uname(text, lines, reading)
     _nvrm(lines, reading)
     _nccl_log(lines, reading)
-    _sw_vers(lines, reading)
+    _sw_vers(text, lines, reading)
 
 
 def _nvcc(lines: List[str], reading: Reading) -> None:
@@ -206,9 +206,9 @@ def _nccl_log(lines: List[str], reading: Reading) -> None:
             reading.observed.add("nvidia")
 
 
-def _sw_vers(lines: List[str], reading: Reading) -> None:
-    if not any(_SW_NAME.match(x) for x in lines):
-        return
+def _sw_vers(text: str, lines: List[str], reading: Reading) -> None:
+    if "ProductName:" not in text or not any(_SW_NAME.match(x) for x in lines):
+        return  # every name line holds the literal: most texts are read no further
     version = next((m.group(1) for m in map(_SW_VERS.match, lines) if m), None)
     s = reading.facts.system
     if s.os and s.os != "Darwin":
