@@ -40,8 +40,12 @@ _SUBDIR_PLATFORM = {
 _PIP_WHEEL = re.compile(
     r"^\s*(?:Downloading|Using cached) \S{0,300}?-cp3(\d{1,2})-(?:cp3\d{1,2}m?|none)-[\w.]{1,120}\.whl\b"
 )
-# pip told to fetch for another machine: its wheels say nothing of this one
-_ELSEWHERE = re.compile(r"pip3? download|--python-version|--platform[ =]|--only-binary")
+# pip told to fetch for another machine: its wheels say nothing of this one (literals, each
+# found by one search of the text: a pattern of them is tried wherever a "p" or "-" stands)
+_ELSEWHERE = (
+    "pip download", "pip3 download", "--python-version", "--platform ", "--platform=",
+    "--only-binary",
+)  # fmt: skip
 _UV_INTERPRETER = re.compile(
     r"Using (?:CPython|Python|PyPy) (3\.\d{1,2}\.\d{1,2})(?:\S{0,20})? (?:interpreter|environment) at"
 )
@@ -70,7 +74,7 @@ def read_installers(text: str, reading: Reading) -> None:
             if not s.machine:
                 s.machine, took = machine, True
     python = _distinct(m.group(1) for m in _UV_INTERPRETER.finditer(text))
-    if not python and ".whl" in text and not _ELSEWHERE.search(text):
+    if not python and ".whl" in text and not any(w in text for w in _ELSEWHERE):
         tags = (_PIP_WHEEL.match(line) for line in text.splitlines() if ".whl" in line)
         python = _distinct(f"3.{m.group(1)}" for m in tags if m)
     if len(python) == 1 and put("python.version", python[0], reading):
