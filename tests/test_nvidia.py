@@ -207,3 +207,24 @@ def test_an_nvml_that_answers_in_bytes_is_read_as_text(bare: Path) -> None:
     assert facts.gpus[0].name == "NVIDIA H100 80GB HBM3"
     assert facts.gpus[0].uuid == "GPU-5a1e0c7f-3b1d-4c2e-9f8a-000000000000"
     assert all(isinstance(g.name, str) for g in facts.gpus)
+
+
+def test_nvmls_plain_answer_says_when_nvml_did_not_answer() -> None:
+    """The healthcheck decides from the child's plain answer where NVML did not start: an
+    answer without an NVML status that says ok is no answer, never "no GPU, healthy"."""
+    from envcheck.probes.nvml_child import failed, failure
+
+    assert failure({"nvml": {"ok": True, "error": None}, "gpus": []}) is None
+    said = failure(failed("library_not_found", "NVML Shared Library Not Found"))
+    assert said == {
+        "ok": False,
+        "error": "library_not_found",
+        "message": "NVML Shared Library Not Found",
+    }
+    for broken in ({"gpus": []}, {"nvml": "ok"}, {"nvml": {"ok": "true"}}):
+        status = failure(broken)
+        assert status is not None and status.get("error") in ("no_answer", None), broken
+    assert failure({"gpus": []}) == {
+        "error": "no_answer",
+        "message": "NVML's answer could not be read: no NVML status",
+    }

@@ -63,7 +63,9 @@ def failure(answer: Answer) -> Optional[Dict[str, Any]]:
     status = answer.get("nvml")
     if isinstance(status, dict) and status.get("ok") is True:
         return None
-    return status if isinstance(status, dict) else {"error": "no_answer", "message": ""}
+    if isinstance(status, dict):
+        return status
+    return {"error": "no_answer", "message": "NVML's answer could not be read: no NVML status"}
 
 
 def ask(
