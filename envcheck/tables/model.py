@@ -18,15 +18,10 @@ from packaging.version import Version
 
 from .._record import field, record
 from ..values import ComputeCapability, Variant
+from . import gpu_records as gpu
 from .gpu_records import Family as Family
 from .gpu_records import FirstDriver as FirstDriver
-from .gpu_records import (
-    GpuKey,
-    gpu_index,
-    jetson_only_capabilities,
-    lookup_remembered,
-    sass_fallback_rule,
-)
+from .gpu_records import GpuKey
 from .gpu_records import GpuModel as GpuModel
 from .gpu_records import SassRule as SassRule
 from .jetpack_records import JetPack as JetPack
@@ -367,8 +362,12 @@ class Tables:
     # ---------------------------------------------------------------- CUDA and drivers
 
     def toolkit(self, cuda: Version) -> Optional[Toolkit]:
-        key = Version(minor_of(cuda))
-        return next((t for t in self.toolkits if Version(minor_of(t.cuda)) == key), None)
+        return self._toolkit_by_minor.get((cuda.major, cuda.minor))
+
+    @functools.cached_property
+    def _toolkit_by_minor(self) -> Dict[Tuple[int, int], Toolkit]:
+        # the first toolkit of each CUDA minor: every driver verdict asks, dozens a report
+        return {(t.cuda.major, t.cuda.minor): t for t in reversed(self.toolkits)}
 
     def release_driver(self, cuda: Version, os_name: str) -> Optional[Version]:
         """The driver CUDA ``cuda`` was released with on this OS: full support from here."""
@@ -447,7 +446,7 @@ class Tables:
         )
 
     def sass_runs_on(self, arch: str, capability: ComputeCapability) -> bool:
-        rule = self.sass_rules.get(arch) or sass_fallback_rule(arch)
+        rule = self.sass_rules.get(arch) or gpu.sass_fallback_rule(arch)
         return rule is not None and rule.runs_on(capability)
 
     def capability_of(self, gpu_name: str) -> Optional[ComputeCapability]:
@@ -479,20 +478,20 @@ class Tables:
     def _gpus_by_name(self) -> Dict[GpuKey, GpuModel]:
         """The GPU table by the words of each name, made at the first lookup (a lookup
         then asks a few keys instead of comparing every name of the table)."""
-        return gpu_index(self.gpus)
+        return gpu.gpu_index(self.gpus)
 
     @functools.cached_property
     def jetson_only(self) -> FrozenSet[ComputeCapability]:
         """Compute capabilities the GPU table gives to Jetson boards and to nothing else (made
         once: every driver verdict asks it, a pasted report's dozens of times)."""
-        return jetson_only_capabilities(self.gpus)
+        return gpu.jetson_only_capabilities(self.gpus)
 
     @functools.cached_property
     def _reported(self) -> Dict[str, Optional[GpuModel]]:
         return {}  # reported name -> record: a pasted report's GPUs are asked dozens of times
 
     def _gpu_model(self, gpu_name: str) -> Optional[GpuModel]:
-        return lookup_remembered(self._gpus_by_name, self._reported, gpu_name)
+        return gpu.lookup_remembered(self._gpus_by_name, self._reported, gpu_name)
 
     def age_days(self, today: str) -> Dict[str, int]:
         now = date.fromisoformat(today)
