@@ -197,8 +197,7 @@ def _ask(nvml: Optional[ModuleType], timeout: float, load_model: bool) -> Dict[s
         from .probes import nvidia
 
         query = nvidia.query_nvml
-    fresh = nvml_child.fresh_code(f"{__package__}.probes.nvidia", "_serve_fresh", False)
-    return nvml_child.ask(nvml, timeout, False, query, fresh)
+    return nvml_child.ask(nvml, timeout, False, query)
 
 
 def _query(nvml: Any, names: Dict[int, str], show_ids: bool) -> Dict[str, Any]:

@@ -48,8 +48,7 @@ def probe_nvidia(
     show_ids: bool = False,
 ) -> NvidiaFacts:
     """Probe the driver and GPUs; ``nvml`` replaces ``pynvml`` (tests pass a fake)."""
-    fresh = nvml_child.fresh_code(__name__, "_serve_fresh", show_ids)
-    answer = nvml_child.ask(nvml, timeout, show_ids, query_nvml, fresh)
+    answer = nvml_child.ask(nvml, timeout, show_ids, query_nvml)
     return nvidia_facts(root, nvml_child.device_nodes(root), answer)
 
 
@@ -99,7 +98,7 @@ def _kernel_module(root: Root, facts: NvidiaFacts) -> None:
 
 
 def _serve_fresh(show_ids: bool) -> None:
-    """The fresh interpreter's work where there is no fork() (Windows)."""
+    """The fresh interpreter's work where there is no fork() (Windows): nvml_child.FRESH."""
     try:
         import pynvml
     except Exception as exc:

@@ -35,6 +35,8 @@ TYPE_CHECKING = False  # not typing's own: no module a healthcheck loads imports
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, List, Optional
 
+    from ._files import Root
+
     Answer = Dict[str, Any]  # NvidiaFacts' plain form
     # What the child asks once nvmlInit() has worked: (nvml, error names, show ids) -> answer.
     Query = Callable[[Any, Dict[int, str], bool], Answer]
@@ -42,9 +44,11 @@ if TYPE_CHECKING:
 # The child's lines on stdout: "step NAME" before each NVML call, then "answer {...}".
 MARK = "envcheck-nvml: "
 FORK = hasattr(os, "fork")  # else the child is a fresh interpreter (Windows)
+# what that fresh interpreter runs: probes.nvidia's, which serves the answer with its query
+FRESH = (f"{__package__}.nvidia", "_serve_fresh")
 
 
-def device_nodes(root: os.PathLike[str] | str) -> List[str]:
+def device_nodes(root: Root) -> List[str]:
     """The /dev/nvidia* nodes under ``root``: the driver's devices, with or without NVML."""
     try:
         names = os.listdir(os.path.join(root, "dev"))
@@ -68,15 +72,14 @@ def failure(answer: Answer) -> Optional[Dict[str, Any]]:
     return {"error": "no_answer", "message": "NVML's answer could not be read: no NVML status"}
 
 
-def ask(
-    nvml: Optional[ModuleType], timeout: float, show_ids: bool, query: Query, fresh: str = ""
-) -> Answer:
+def ask(nvml: Optional[ModuleType], timeout: float, show_ids: bool, query: Query) -> Answer:
     """NVML's answer, asked in a child (see the module). ``nvml`` replaces ``pynvml`` (tests
-    pass a fake); ``fresh`` is the code a fresh interpreter runs where there is no fork."""
+    pass a fake). Where there is no fork, a fresh interpreter runs FRESH with ``show_ids``."""
     if not FORK:
         if nvml is not None:
             raise ValueError("a stand-in NVML module needs os.fork()")
-        child = _proc.Child([*_proc.python_argv(), "-c", fresh], timeout, marker=MARK)
+        code = _fresh_code(show_ids)
+        child = _proc.Child([*_proc.python_argv(), "-c", code], timeout, marker=MARK)
         return read_answer(child.wait(), timeout)
     if nvml is None:
         try:  # imported before the fork: the child imports nothing
@@ -167,8 +170,9 @@ class _Traced:
         return dir(self._nvml)
 
 
-def fresh_code(module: str, function: str, show_ids: bool) -> str:
-    """What a fresh interpreter runs to serve NVML's answer: ``module.function(show_ids)``."""
+def _fresh_code(show_ids: bool) -> str:
+    """What a fresh interpreter runs to serve NVML's answer: ``FRESH(show_ids)``."""
+    module, function = FRESH
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     return (
         f"import sys; sys.path.insert(0, {package_parent!r}); "

@@ -12,6 +12,7 @@ load, so that a bad one is refused before envcheck runs on it.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Tuple
 
 from .model import Tables
@@ -22,10 +23,16 @@ if TYPE_CHECKING:
 Read = Callable[[Dict[str, Any], str], Tuple[Any, ...]]
 
 
-def _releases(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
-    from .read_releases import read_torch_releases
+def _reader(module: str, function: str, whole: bool = False) -> Read:
+    """A file's reader, ``module.function`` of this package, imported on its first read (a
+    check imports only the readers of the files it asks): its one field, or with ``whole``
+    every field of the file in order."""
 
-    return read_torch_releases(data, path)
+    def read(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
+        got = getattr(importlib.import_module(f"{__package__}.{module}"), function)(data, path)
+        return tuple(got) if whole else (got,)
+
+    return read
 
 
 def _drivers(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
@@ -39,51 +46,12 @@ def _drivers(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
     )
 
 
-def _gpus(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
-    from .read_gpus import read_gpu_arches
-
-    return read_gpu_arches(data, path)
-
-
-def _installers(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
-    from .read_conda import read_installers
-
-    return (read_installers(data, path),)
-
-
-def _conda(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
-    from .read_conda import read_conda_pytorch
-
-    return (read_conda_pytorch(data, path),)
-
-
-def _links(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
-    from .read_links import read_links
-
-    return (read_links(data, path),)
-
-
-def _jetpack(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
-    from .read_jetpack import read_jetpack
-
-    return (read_jetpack(data, path),)
-
-
-def _messages(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
-    from .read_messages import read_messages
-
-    return (read_messages(data, path),)
-
-
-def _package_builds(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
-    from .read_package_builds import read_package_builds
-
-    return (read_package_builds(data, path),)
-
-
 # table file -> the Tables fields it holds, and what reads them (in that order)
 GROUPS: Dict[str, Tuple[Tuple[str, ...], Read]] = {
-    "torch_releases": (("releases", "sources"), _releases),
+    "torch_releases": (
+        ("releases", "sources"),
+        _reader("read_releases", "read_torch_releases", True),
+    ),
     "cuda_driver": (
         (
             "toolkits",
@@ -96,13 +64,16 @@ GROUPS: Dict[str, Tuple[Tuple[str, ...], Read]] = {
         ),
         _drivers,
     ),
-    "gpu_arches": (("families", "sass_rules", "gpus"), _gpus),
-    "installers": (("uv_torch_backends",), _installers),
-    "conda_pytorch": (("conda",), _conda),
-    "links": (("links",), _links),
-    "jetpack": (("jetpacks",), _jetpack),
-    "package_builds": (("package_builds",), _package_builds),
-    "messages": (("messages",), _messages),
+    "gpu_arches": (
+        ("families", "sass_rules", "gpus"),
+        _reader("read_gpus", "read_gpu_arches", True),
+    ),
+    "installers": (("uv_torch_backends",), _reader("read_conda", "read_installers")),
+    "conda_pytorch": (("conda",), _reader("read_conda", "read_conda_pytorch")),
+    "links": (("links",), _reader("read_links", "read_links")),
+    "jetpack": (("jetpacks",), _reader("read_jetpack", "read_jetpack")),
+    "package_builds": (("package_builds",), _reader("read_package_builds", "read_package_builds")),
+    "messages": (("messages",), _reader("read_messages", "read_messages")),
 }
 
 
