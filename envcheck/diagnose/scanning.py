@@ -34,6 +34,22 @@ _ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)
 _REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT)
 BLOCK = 1 << 16  # the text read ahead for the places a match may start
 _STARTS: Dict[str, Optional[Tuple[str, ...]]] = {}
+_PARSED: Dict[str, Any] = {}
+
+
+def _parsed(pattern: re.Pattern[str]) -> Any:
+    """The pattern as the engine's own parser reads it (a list of (op, argument)), parsed
+    once for every question asked of it (its leading and inner literals, its reach, its
+    line starts): the parser is Python, and a first diagnose asks them of every wording it
+    searches. None where the parser does not read it (the engine compiled it, so it does:
+    no help then)."""
+    key = f"{pattern.flags}:{pattern.pattern}"
+    if key not in _PARSED:
+        try:
+            _PARSED[key] = _sre.parse(pattern.pattern, pattern.flags)
+        except Exception:
+            _PARSED[key] = None
+    return _PARSED[key]
 
 
 def leading_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
@@ -55,10 +71,10 @@ def folds(pattern: re.Pattern[str]) -> bool:
 
 def _leading(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     fold = folds(pattern)
-    try:
-        items = list(_sre.parse(pattern.pattern, pattern.flags))
-    except Exception:  # the engine compiled it: its parser reads it; else no help
+    parsed = _parsed(pattern)
+    if parsed is None:
         return None
+    items = list(parsed)
     if not items or (items[0][0] is _sre.LITERAL and not fold):
         return None
     found = _starts(items, 8)
@@ -213,10 +229,7 @@ def _at_line_starts(pattern: re.Pattern[str]) -> bool:
     multi-line mode the engine tries it at every character all the same)."""
     key = f"{pattern.flags}:{pattern.pattern}"
     if key not in _LINE_START:
-        try:
-            items = list(_sre.parse(pattern.pattern, pattern.flags))
-        except Exception:  # the engine compiled it: its parser reads it; else no help
-            items = []
+        items = list(_parsed(pattern) or ())
         # the parser reads ^ as the string's start; (?m) makes it a line's when compiled
         _LINE_START[key] = bool(items) and items[0] == (_sre.AT, _sre.AT_BEGINNING)
     return _LINE_START[key]
@@ -244,10 +257,10 @@ def inner_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     key = f"{pattern.flags}:{pattern.pattern}"
     if key not in _INNER:
         _INNER[key] = None
-        try:
-            items = list(_sre.parse(pattern.pattern, pattern.flags))
-        except Exception:  # the engine compiled it: its parser reads it; else no help
+        parsed = _parsed(pattern)
+        if parsed is None:
             return None
+        items = list(parsed)
         fold = folds(pattern)
         found = _inner(items, fold)
         alternatives = _alternatives(items)
@@ -341,11 +354,11 @@ def _reach(pattern: re.Pattern[str]) -> Optional[Tuple[int, int]]:
     key = f"{pattern.flags}:{pattern.pattern}"
     if key not in _REACH:
         _REACH[key] = None
+        parsed = _parsed(pattern)
         try:
-            parsed = _sre.parse(pattern.pattern, pattern.flags)
             width = parsed.getwidth()[1]
             ahead = _lookahead(list(parsed))
-        except Exception:  # the engine compiled it: its parser reads it; else no help
+        except Exception:  # not parsed, or a width the parser cannot tell: no help
             return None
         if ahead is not None and width + ahead <= MAX_WIDTH:
             _REACH[key] = (width, width + ahead + 2)  # past the last character read
