@@ -16,7 +16,7 @@ from envcheck.probes import _watched
 from envcheck.probes.torch_static import RECORD_LIMIT, probe_torch_static
 from tests.fixtures import TABLES, profile, report_of
 from tests.localindex import Venv, make_wheel
-from tests.runner import titles_of
+from tests.runner import envcheck, titles_of
 from tests.sitetree import add_dist, add_torch
 
 
@@ -213,6 +213,38 @@ def test_records_installed_by_pip_are_read_and_judged(tmp_path):
     done = venv.pip("install", "--no-deps", *map(str, sorted(wheels.glob("*.whl"))))
     assert done.returncode == 0, done.stderr
     titles = titles_of(venv.python, "PKG007", tmp_path)
+    assert titles == [
+        "xformers 0.0.28 was built for torch 2.4 (cu121); torch 2.13.0+cu126 is installed"
+    ]
+
+
+@pytest.mark.slow  # real pip installs the wheels into a venv; envcheck checks that venv
+def test_the_probe_reads_the_records_the_tables_in_use_name(tmp_path):
+    """``--tables DIR``: the static probe keeps and reads what DIR's package_builds.json
+    names (the table the check judges with), not what the built-in one names."""
+    data = json.loads(TABLES.files["package_builds"].path.read_text())
+    (entry,) = [e for e in data["packages"] if e["names"] == ["xformers"]]
+    entry["record"]["file"] = "xformers/build_info.json"  # a release that moved its record
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    (tables / "package_builds.json").write_text(json.dumps(data))
+    wheels = tmp_path / "wheels"
+    make_wheel(wheels, "torch", "2.13.0+cu126")
+    record = {"xformers/build_info.json": cpp_lib("2.4.1+cu121")}
+    make_wheel(wheels, "xformers", "0.0.28", files=record)
+    venv = Venv.create(tmp_path / "venv")
+    done = venv.pip("install", "--no-deps", *map(str, sorted(wheels.glob("*.whl"))))
+    assert done.returncode == 0, done.stderr
+    run = envcheck(
+        *("--tables", str(tables), "check", "--no-deep", "--format", "json"),
+        *("--python", str(venv.python)),
+        cwd=tmp_path,
+    )
+    assert run.returncode in (0, 1), run.stderr
+    report = json.loads(run.stdout)
+    (xformers,) = [d for d in report["facts"]["torch"]["dependents"] if d["name"] == "xformers"]
+    assert xformers["record"] == cpp_lib("2.4.1+cu121")
+    titles = [f["title"] for f in report["findings"] if f["code"] == "PKG007"]
     assert titles == [
         "xformers 0.0.28 was built for torch 2.4 (cu121); torch 2.13.0+cu126 is installed"
     ]

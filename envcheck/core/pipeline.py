@@ -130,7 +130,7 @@ def check(
     req = _requirements(requirements, config)
     live = facts is None
     if facts is None:
-        facts = _probe(deep, timeout, python, show_ids, chosen_because, progress)
+        facts = _probe(deep, timeout, python, show_ids, chosen_because, progress, tables)
     available = _available(facts, observed, unstated, deep or not live)
     # The report's one install plan (every fix naming a build explains it, the command renders
     # it), resolved when a check or the advice first asks: never where nothing needs installing.
@@ -158,7 +158,9 @@ def _probe(
     show_ids: bool,
     chosen_because: Optional[str],
     progress: bool,
+    tables: Tables,
 ) -> Facts:
+    """The live probe, keeping the packages these tables judge (their package_builds)."""
     from ..probes import probe
 
     return probe(
@@ -168,6 +170,7 @@ def _probe(
         show_ids=show_ids,
         chosen_because=chosen_because,
         progress=progress,
+        tables=tables,
     )
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Dict, Optional, TypeVar
 
     from ..facts import Facts, TorchRuntimeFacts
+    from ..tables import Tables
     from .torch_deep import DeepProbe
 
     T = TypeVar("T")
@@ -57,6 +58,7 @@ def probe(
     chosen_because: Optional[str] = None,
     imported_torch: Optional[ModuleType] = None,
     progress: bool = False,
+    tables: Optional[Tables] = None,
 ) -> Facts:
     """Observe this machine.
 
@@ -70,6 +72,9 @@ def probe(
     show_ids: keep GPU UUIDs and the host name instead of redacting them.
     environ, root, nvml: the environment, filesystem root and NVML binding to
     read (tests and offline simulation; defaults are the real ones).
+    tables: the tables the facts will be judged with (``--tables DIR``): their
+    package_builds names the packages the static probe keeps and the build records it
+    reads. Default: those of ENVCHECK_TABLES in ``environ``, else the ones in use.
 
     Raises OverrideError for a malformed ENVCHECK_* override and InterpreterError
     when ``python`` cannot be run; every other failure is recorded in Facts.
@@ -93,7 +98,7 @@ def probe(
 
     guarded = _Guarded(_new_facts())
     facts = guarded.facts
-    _static_steps(guarded, snap, env, _root(root), nvml, show_ids)
+    _static_steps(guarded, snap, env, _root(root), nvml, show_ids, tables)
     facts.python.chosen_because = chosen_because
     if in_process:
         from .torch_deep import describe_imported
@@ -149,6 +154,7 @@ def _static_steps(
     root: Path,
     nvml: Optional[ModuleType],
     show_ids: bool,
+    tables: Optional[Tables],
 ) -> None:
     """The probes that read files and libraries (no torch import): they run while the
     deep probe's child imports torch."""
@@ -173,7 +179,7 @@ def _static_steps(
     )
     facts.amd = guarded("amd", lambda: probe_amd(root), facts.amd)
     none: Dict[str, Optional[str]] = {}  # tables that do not load: keep what METADATA says
-    watched = guarded("package_builds", lambda: _watched(env), none)
+    watched = guarded("package_builds", lambda: _watched(env, tables), none)
     facts.torch = guarded(
         "torch",
         lambda: probe_torch_static(
@@ -185,13 +191,17 @@ def _static_steps(
     facts.environment = guarded("environment", lambda: probe_environ(env, show_ids), {})
 
 
-def _watched(env: Dict[str, str]) -> Dict[str, Optional[str]]:
+def _watched(env: Dict[str, str], tables: Optional[Tables] = None) -> Dict[str, Optional[str]]:
     """The packages package_builds.json knows as built for one torch or a range of it, each
     with the build-record file it ships (None: none): the static probe keeps them and reads
-    those."""
+    those. From the tables the facts will be judged with, where given: a table read here
+    and another judged with would keep one package and judge another by a record not read."""
     from ..tables.load import load_package_builds, tables_dir_from_env
 
-    builds = load_package_builds(tables_dir_from_env(env))
+    if tables is not None:
+        builds = tables.package_builds
+    else:
+        builds = load_package_builds(tables_dir_from_env(env))
     out: Dict[str, Optional[str]] = {n: None for r in builds.torch_ranges for n in r.names}
     out.update({n: b.record.file if b.record else None for b in builds.labels for n in b.names})
     return out
