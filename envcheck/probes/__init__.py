@@ -65,22 +65,18 @@ def probe(
     deep: also import torch in a child process (bounded by ``timeout`` seconds).
     python: the interpreter whose environment to describe (default: this one).
     chosen_because: why that interpreter (envcheck.target), recorded in Facts.
-    imported_torch: the torch module this process has already imported (require() in a
-    training script): the deep facts are read from it here, with no child and no second
-    import. Only with ``python`` None (this interpreter).
+    imported_torch: the torch this process has already imported (require() in a training
+    script): its deep facts, with no child and no second import (only with ``python`` None).
     progress: show on a terminal's stderr that the deep probe is waiting for torch.
     show_ids: keep GPU UUIDs and the host name instead of redacting them.
-    environ, root, nvml: the environment, filesystem root and NVML binding to
-    read (tests and offline simulation; defaults are the real ones).
-    tables: the tables the facts will be judged with (``--tables DIR``): their
-    package_builds names the packages the static probe keeps and the build records it
-    reads. Default: those of ENVCHECK_TABLES in ``environ``, else the ones in use.
+    environ, root, nvml: the environment, filesystem root and NVML binding to read (tests
+    and offline simulation; defaults are the real ones).
+    tables: those the facts will be judged with: the packages and records to keep (_watched).
 
-    Raises OverrideError for a malformed ENVCHECK_* override and InterpreterError
-    when ``python`` cannot be run; every other failure is recorded in Facts.
+    Raises OverrideError for a malformed ENVCHECK_* override and InterpreterError when
+    ``python`` cannot be run; every other failure is recorded in Facts.
     """
-    # Only what is needed to start the torch child is imported before it starts;
-    # the other probe modules load while the child spends its second importing torch.
+    # Only what starts the torch child is imported first; the rest loads while it imports torch
     from .overrides import apply_overrides, parse_overrides
     from .python_env import snapshot
 
