@@ -3,16 +3,24 @@
 Two texts: the real-report corpus (tests/diagnose_corpus/real) pasted together until it is
 the size asked for (tool output, tracebacks, templates and prose as reporters wrote them:
 every reader and most catalogue patterns at work), and a training log of that size after a
-collect_env, ending in one error (what a long paste usually is). Each is read several times
-and the median CPU time (time.process_time, this process only) is printed per MiB.
+collect_env, ending in one error (what a long paste usually is). For each, three figures:
 
-    python benchmarks/bench_diagnose.py [--sizes 1 4] [--runs 5]
+- **warm**: the median CPU time (time.process_time, this process only) of several reads of
+  the text in one process that has read it before, per MiB;
+- **first**: the same for the first read in a fresh process, as ``envcheck diagnose`` does
+  it once per run (the median of ``--fresh`` processes): it also pays what is loaded on first
+  use (the tables a message's explanation asks, each wording's analysis in scanning.py);
+- **marginal**: what one more MiB costs, from the warm figures of the smallest and largest
+  size (the per-run costs that do not grow with the text cancel out).
+
+    python benchmarks/bench_diagnose.py [--sizes 1 4] [--runs 5] [--fresh 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -54,15 +62,42 @@ def training_log(size: int) -> str:
     return "".join(lines)
 
 
+TEXTS = {"corpus": corpus_text, "training log": training_log}
+# a fresh process: the tables loaded, then one read of the text (what a run of diagnose does)
+_FIRST = """
+import sys, time
+sys.path.insert(0, {root!r}); sys.path.insert(0, {here!r})
+from bench_diagnose import TEXTS
+from envcheck.diagnose import diagnose_text
+from envcheck.tables import load_tables
+tables = load_tables(); text = TEXTS[{kind!r}]({size})
+start = time.process_time(); diagnose_text(text, tables); print(time.process_time() - start)
+"""
+
+
+def first_read(kind: str, size: int, processes: int) -> float:
+    """The median CPU seconds of the first read of the text in ``processes`` fresh ones."""
+    code = _FIRST.format(root=str(ROOT), here=str(ROOT / "benchmarks"), kind=kind, size=size)
+    times = []
+    for _ in range(processes):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        times.append(float(done.stdout.split()[-1]))
+    return statistics.median(times)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[1.0, 4.0], help="MiB")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--fresh", type=int, default=3, help="fresh processes (0: none)")
     args = parser.parse_args()
     tables = load_tables()
     diagnose_text("warm up", tables)
-    for mib in args.sizes:
-        for kind, make in (("corpus", corpus_text), ("training log", training_log)):
+    for kind, make in TEXTS.items():
+        warm = {}
+        for mib in args.sizes:
             text = make(int(mib * MIB))
             size = len(text.encode("utf-8")) / MIB
             times = []
@@ -70,11 +105,16 @@ def main() -> int:
                 start = time.process_time()
                 diagnose_text(text, tables)
                 times.append(time.process_time() - start)
-            median = statistics.median(times)
-            print(
-                f"{kind:12} {size:5.2f} MiB: median {median:.3f} s CPU over {args.runs} runs, "
-                f"{median / size:.3f} s per MiB"
-            )
+            warm[size] = median = statistics.median(times)
+            line = f"{kind:12} {size:5.2f} MiB: warm {median / size:.3f} s per MiB"
+            if args.fresh:
+                first = first_read(kind, int(mib * MIB), args.fresh)
+                line += f", first in a process {first / size:.3f}"
+            print(f"{line}  (warm median {median:.3f} s CPU over {args.runs} runs)")
+        if len(warm) > 1:
+            (small, t_small), (large, t_large) = min(warm.items()), max(warm.items())
+            marginal = (t_large - t_small) / (large - small)
+            print(f"{kind:12} marginal: {marginal:.3f} s per MiB ({small:.2f} to {large:.2f} MiB)")
     return 0
 
 

@@ -18,6 +18,7 @@ from envcheck.diagnose.reading import Reading
 from envcheck.facts import Facts
 from envcheck.rules import RULES
 from envcheck.tables import load_tables
+from envcheck.tables.message_records import Wording
 from envcheck.values import Arch
 
 TABLES = load_tables()  # the shipped catalogue, not the frozen test tables
@@ -68,6 +69,32 @@ def test_a_family_carries_every_wording_and_its_languages() -> None:
     assert {"zh", "ru"} <= {lang for m in TABLES.messages for lang in m.langs}
 
 
+def test_each_built_in_wording_compiles_with_the_flags_read_from_its_source() -> None:
+    """The built-in catalogue is compiled here, not when envcheck reads it (its wordings
+    compile on first use: tables.message_records.Wording): each compiles, and the flags its
+    literal tests read before that are the compiler's."""
+    checked = 0
+    for rule in load_tables().messages:
+        for wording in rule.patterns:
+            assert wording.flags == re.compile(wording.pattern).flags, (rule.id, wording)
+            checked += 1
+    assert checked > 200
+    for source in ("x", "(?m)^x$", "(?i)(?s)a.b", "(?a)x", "(?ix)a b", "(?i:x)y", "(?L)x"):
+        flags = re.compile(source.encode()).flags if "L" in source else re.compile(source).flags
+        assert Wording(source).flags == flags, source
+
+
+def test_a_paste_compiles_only_the_wordings_whose_literal_it_holds() -> None:
+    tables = load_tables()  # its own catalogue: no wording of it compiled yet
+    text = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    found = explain(text, tables)
+    assert found is not None and "no-kernel-image" in [f.name for f in found.findings]
+    wordings = [w for m in tables.messages for w in m.patterns]
+    compiled = [w for w in wordings if w._compiled is not None]
+    assert any("no kernel image" in w.pattern for w in compiled)
+    assert 0 < len(compiled) <= len(wordings) // 10, [w.pattern for w in compiled]
+
+
 def test_a_translated_wording_is_the_same_family() -> None:
     english = (
         "ImportError: DLL load failed while importing _C: The specified module could not be found."
@@ -82,8 +109,8 @@ def test_a_wording_without_a_group_carries_no_fact() -> None:
     literal value); a literal value is carried by every wording."""
     rule = dataclasses.replace(
         TABLES.messages[0],
-        pattern=re.compile(r"needs torch (?P<tv>\d\.\d)"),
-        patterns=(re.compile(r"needs torch (?P<tv>\d\.\d)"), re.compile(r"braucht torch")),
+        pattern=Wording(r"needs torch (?P<tv>\d\.\d)"),
+        patterns=(Wording(r"needs torch (?P<tv>\d\.\d)"), Wording(r"braucht torch")),
         extracts={"torch_version": "tv", "os": "Linux"},
         replaces=(),
         cases=(),

@@ -15,7 +15,7 @@ that a quantifier follows is not part of it. A pattern with no such run of at le
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Optional, Protocol, Tuple
 
 MIN_LITERAL = 5
 _META = set(".^$*+?{}[]()|\\")
@@ -24,7 +24,18 @@ _ESCAPED_PLAIN = set(".^$*+?{}[]()|\\/-'\"` :,=<>!@#%&~")
 _CACHE: Dict[str, Optional[Tuple[str, ...]]] = {}
 
 
-def required_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
+class Source(Protocol):
+    """What a literal test reads of a pattern: its source and flags (a compiled pattern, or a
+    catalogue wording that is not compiled yet: tables.message_records.Wording)."""
+
+    @property
+    def pattern(self) -> str: ...
+
+    @property
+    def flags(self) -> int: ...
+
+
+def required_literals(pattern: Source) -> Optional[Tuple[str, ...]]:
     """Literals one of which every match contains (one per top-level alternative; lower
     case when the pattern ignores case), or None when some alternative has none."""
     key = f"{pattern.flags}:{pattern.pattern}"

@@ -14,7 +14,7 @@ from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
 from . import tailored
-from .literals import required_literals
+from .literals import Source, required_literals
 from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
 from .scanning import search
 
@@ -119,13 +119,14 @@ def _first_wording(rule: MessageRule, hay: _Haystack) -> Optional[re.Match[str]]
     wherever it matches the text, so it is searched there first, once: most wordings match
     neither, and searching them is the cost of diagnose."""
     text, flat = hay.text, hay.flat
-    for pattern in rule.patterns:
-        lines = _needs_lines(pattern)
-        literals = required_literals(pattern)
-        fold = bool(pattern.flags & re.IGNORECASE)
+    for wording in rule.patterns:
+        lines = _needs_lines(wording)
+        literals = required_literals(wording)
+        fold = bool(wording.flags & re.IGNORECASE)
         # a match in the text holds the literal there, one in the flat text holds it there
         if literals is not None and not any(hay.holds(x, fold, lines) for x in literals):
             continue
+        pattern = wording.compiled  # compiled here, the first time a text may hold it
         if lines:
             match = search(pattern, text) or search(pattern, flat)
         else:
@@ -141,7 +142,7 @@ _CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")
 _NEEDS_LINES: Dict[str, bool] = {}
 
 
-def _needs_lines(pattern: re.Pattern[str]) -> bool:
+def _needs_lines(pattern: Source) -> bool:
     """Whether the wording names line structure, which the flat text has lost."""
     found = _NEEDS_LINES.get(pattern.pattern)
     if found is None:

@@ -7,7 +7,9 @@ catalogue (compiling its few hundred patterns alone costs about 100 ms): reading
 it 10 ms instead of 18 and the catalogue's compile. A built-in file is checked by the test suite
 before envcheck is released, so it is read on first use (:class:`OnUse`); a file from a folder
 given with ``--tables`` or from updated tables in the cache is read and checked when the tables
-load, so that a bad one is refused before envcheck runs on it.
+load, so that a bad one is refused before envcheck runs on it. For the same reason the built-in
+catalogue's wordings are compiled the first time a paste may hold one (the message_records
+Wording), where a catalogue from elsewhere has each compiled when it is read.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from .model import Tables
 if TYPE_CHECKING:
     from .model import TableFile
 
-Read = Callable[[Dict[str, Any], str], Tuple[Any, ...]]
+# a file's reader: its document, its path, and whether it is the built-in file (which the
+# test suite checked: the message catalogue's wordings are then compiled on first use)
+Read = Callable[[Dict[str, Any], str, bool], Tuple[Any, ...]]
 
 
 def _reader(module: str, function: str, whole: bool = False) -> Read:
@@ -28,14 +32,14 @@ def _reader(module: str, function: str, whole: bool = False) -> Read:
     check imports only the readers of the files it asks): its one field, or with ``whole``
     every field of the file in order."""
 
-    def read(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
+    def read(data: Dict[str, Any], path: str, builtin: bool) -> Tuple[Any, ...]:
         got = getattr(importlib.import_module(f"{__package__}.{module}"), function)(data, path)
         return tuple(got) if whole else (got,)
 
     return read
 
 
-def _drivers(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
+def _drivers(data: Dict[str, Any], path: str, builtin: bool) -> Tuple[Any, ...]:
     from . import read_drivers as read
 
     return (
@@ -44,6 +48,12 @@ def _drivers(data: Dict[str, Any], path: str) -> Tuple[Any, ...]:
         read.read_bundled_cuda(data, path),
         read.read_forward_compat(data, path),
     )
+
+
+def _messages(data: Dict[str, Any], path: str, builtin: bool) -> Tuple[Any, ...]:
+    from .read_messages import read_messages
+
+    return (read_messages(data, path, compile_now=not builtin),)
 
 
 # table file -> the Tables fields it holds, and what reads them (in that order)
@@ -73,21 +83,23 @@ GROUPS: Dict[str, Tuple[Tuple[str, ...], Read]] = {
     "links": (("links",), _reader("read_links", "read_links")),
     "jetpack": (("jetpacks",), _reader("read_jetpack", "read_jetpack")),
     "package_builds": (("package_builds",), _reader("read_package_builds", "read_package_builds")),
-    "messages": (("messages",), _reader("read_messages", "read_messages")),
+    "messages": (("messages",), _messages),
 }
 
 
-def read_group(table: str, data: Dict[str, Any], path: str) -> Dict[str, Any]:
-    """One table file's fields, read and checked."""
+def read_group(
+    table: str, data: Dict[str, Any], path: str, builtin: bool = False
+) -> Dict[str, Any]:
+    """One table file's fields, read and checked (``builtin``: the test suite checked it)."""
     names, read = GROUPS[table]
-    values = read(data, path)
+    values = read(data, path, builtin)
     assert len(values) == len(names), table  # a reader and its names kept in step
     return dict(zip(names, values))
 
 
 def _read_file(tables: Any, table: str) -> None:
     """Read ``table``'s fields into ``tables``, if they are not read yet."""
-    pending: Dict[str, Tuple[Dict[str, Any], str]] = tables.__dict__["_pending"]
+    pending: Dict[str, Tuple[Dict[str, Any], str, bool]] = tables.__dict__["_pending"]
     waiting = pending.get(table)
     if waiting is not None:  # else read already (by another thread, maybe, just now)
         for name, value in read_group(table, *waiting).items():
@@ -120,13 +132,13 @@ class OnUse(Tables):
         """The tables of ``docs`` (each file's document by name); ``known`` holds ``files``
         (which says where each came from) and the fields that are no file's own."""
         made = cls.__new__(cls)
-        pending: Dict[str, Tuple[Dict[str, Any], str]] = {}
+        pending: Dict[str, Tuple[Dict[str, Any], str, bool]] = {}
         object.__setattr__(made, "_pending", pending)
         for name, value in known.items():
             object.__setattr__(made, name, value)
         for table in GROUPS:
             file: TableFile = known["files"][table]
-            pending[table] = (docs[table], str(file.path))
+            pending[table] = (docs[table], str(file.path), file.builtin)
             if not file.builtin:  # read and checked now: refused before envcheck runs on it
                 _read_file(made, table)
         return made

@@ -4,9 +4,75 @@ which other facts of the same text change the cause."""
 from __future__ import annotations
 
 import re
-from typing import Mapping, Tuple
+import sys
+from typing import Iterator, Mapping, Optional, Tuple
 
 from .._record import record
+
+# the flags a pattern's leading inline groups set ("(?m)", "(?is)"), as the compiler sets
+# them (a global flag may stand only there); a str pattern is Unicode unless ASCII or LOCALE
+_GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
+_FLAG = {"a": re.ASCII, "i": re.I, "L": re.L, "m": re.M, "s": re.S, "u": re.U, "x": re.X}
+
+
+class Wording:
+    """One wording of a message family: its regular expression, compiled the first time the
+    engine is asked to match it.
+
+    A paste is searched with the few wordings whose required literal it holds (a median of
+    10 of the catalogue's 267 for a report of the corpus: diagnose/literals.py), so compiling
+    every wording when the catalogue is read (about 35 ms, of a small paste's reading) is paid
+    for nothing. The literal tests read only the source and the flags. A built-in catalogue's
+    wordings are compiled by the test suite before a release; one from ``--tables`` or an
+    update is compiled when it loads (read_messages), so a bad one is refused first."""
+
+    __slots__ = ("_compiled", "flags", "pattern")
+
+    def __init__(self, source: str, compiled: Optional[re.Pattern[str]] = None) -> None:
+        self.pattern = source
+        self.flags = compiled.flags if compiled is not None else _flags(source)
+        self._compiled = compiled
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled
+
+    @property
+    def groupindex(self) -> Mapping[str, int]:
+        return self.compiled.groupindex
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> Optional[re.Match[str]]:
+        return self.compiled.search(text, pos, endpos)
+
+    def finditer(
+        self, text: str, pos: int = 0, endpos: int = sys.maxsize
+    ) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(text, pos, endpos)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Wording) and (self.pattern, self.flags) == (
+            other.pattern,
+            other.flags,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.pattern, self.flags))
+
+    def __repr__(self) -> str:
+        return f"Wording({self.pattern!r})"
+
+
+def _flags(source: str) -> int:
+    flags, at = 0, 0
+    found = _GLOBAL_FLAGS.match(source)
+    while found:
+        for letter in found.group(1):
+            flags |= _FLAG[letter]
+        at = found.end()
+        found = _GLOBAL_FLAGS.match(source, at)
+    return flags if flags & (re.ASCII | re.LOCALE) else flags | re.UNICODE
 
 
 @record(frozen=True)
@@ -26,7 +92,7 @@ class MessageRule:
     patterns, meaning, fix, and the facts it carries."""
 
     id: str
-    pattern: re.Pattern[str]  # the first wording (``patterns[0]``)
+    pattern: Wording  # the first wording (``patterns[0]``)
     title: str
     cause: str
     fix: str
@@ -38,7 +104,7 @@ class MessageRule:
     install: bool = False  # installing other torch packages fixes it (the install plan)
     severity: str = "error"  # "warning" for a message that says something may go wrong
     cases: Tuple[MessageCase, ...] = ()  # the first whose conditions hold gives cause and fix
-    patterns: Tuple[re.Pattern[str], ...] = ()  # every distinct wording, ``pattern`` first
+    patterns: Tuple[Wording, ...] = ()  # every distinct wording, ``pattern`` first
     langs: Tuple[str, ...] = ("en",)  # the languages its wordings are in ("en", "zh", "de")
 
     def __post_init__(self) -> None:

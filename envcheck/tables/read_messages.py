@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Pattern, Tuple
+from typing import Any, Dict, Tuple
 
 from ..values import Severity
+from .message_records import Wording
 from .model import (
     MessageCase,
     MessageRule,
@@ -42,7 +43,12 @@ MESSAGE_CONDITIONS = (
 )
 
 
-def read_messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
+def read_messages(
+    data: Dict[str, Any], file: str, compile_now: bool = True
+) -> Tuple[MessageRule, ...]:
+    """The catalogue's message families; each wording compiled now (a bad one refused), or
+    with ``compile_now`` False (a built-in file, which the test suite compiled) when the
+    engine is first asked to match it (:class:`Wording`)."""
     sources = data.get("sources")
     if not isinstance(sources, dict):
         raise TableError(f"{file}: 'sources' must map source keys to references")
@@ -57,7 +63,7 @@ def read_messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
         if ident in seen:
             raise r.fail(where, "id is listed twice")
         seen.add(ident)
-        out.append(_message(r, raw, where, ident))
+        out.append(_message(r, raw, where, ident, compile_now))
     for rule in out:
         unknown = [x for x in rule.replaces if x not in seen]
         if unknown:
@@ -65,10 +71,10 @@ def read_messages(data: Dict[str, Any], file: str) -> Tuple[MessageRule, ...]:
     return tuple(out)
 
 
-def _message(r: Reader, raw: Any, where: str, ident: str) -> MessageRule:
-    pattern = _pattern(r, r.get(raw, "pattern", where, str), f"{where}.pattern")
+def _message(r: Reader, raw: Any, where: str, ident: str, now: bool) -> MessageRule:
+    pattern = _pattern(r, r.get(raw, "pattern", where, str), f"{where}.pattern", now)
     lang = r.get(raw, "lang", where, str, optional=True) or "en"
-    more, langs = _wordings(r, raw, where)
+    more, langs = _wordings(r, raw, where, now)
     extracts = r.strings(r.get(raw, "extracts", where, dict), f"{where}.extracts")
     for fact in extracts:
         if fact not in MESSAGE_FACTS:
@@ -105,13 +111,15 @@ def _message(r: Reader, raw: Any, where: str, ident: str) -> MessageRule:
     )
 
 
-def _wordings(r: Reader, raw: Any, where: str) -> Tuple[Tuple[Pattern[str], ...], Tuple[str, ...]]:
+def _wordings(
+    r: Reader, raw: Any, where: str, now: bool
+) -> Tuple[Tuple[Wording, ...], Tuple[str, ...]]:
     """The family's other wordings (another library's, an older version's, a translated
     locale's): each a pattern, its language, a real example and the thread it was seen in."""
     patterns, langs = [], []
     for j, wording in enumerate(r.get(raw, "wordings", where, list, optional=True) or []):
         at = f"{where}.wordings[{j}]"
-        patterns.append(_pattern(r, r.get(wording, "pattern", at, str), f"{at}.pattern"))
+        patterns.append(_pattern(r, r.get(wording, "pattern", at, str), f"{at}.pattern", now))
         lang = r.get(wording, "lang", at, str)
         if not _LANG.fullmatch(lang):
             raise r.fail(f"{at}.lang", f"{lang!r} is not a language code (en, zh, de, pt-BR)")
@@ -126,9 +134,11 @@ def _wordings(r: Reader, raw: Any, where: str) -> Tuple[Tuple[Pattern[str], ...]
 _LANG = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 
 
-def _pattern(r: Reader, text: str, where: str) -> Pattern[str]:
+def _pattern(r: Reader, text: str, where: str, now: bool) -> Wording:
+    if not now:
+        return Wording(text)
     try:
-        return re.compile(text)
+        return Wording(text, re.compile(text))
     except (re.error, OverflowError) as exc:
         raise r.fail(where, f"not a regular expression: {exc}") from None
     except RecursionError:
