@@ -18,8 +18,6 @@ import re
 from typing import Dict, Iterator, List, NamedTuple, Optional, Protocol, Tuple
 
 MIN_LITERAL = 5
-_META = set(".^$*+?{}[]()|\\")
-_QUANTIFIERS = set("*+?{")
 _ESCAPED_PLAIN = set(".^$*+?{}[]()|\\/-'\"` :,=<>!@#%&~")
 _CACHE: Dict[str, Optional[Tuple[str, ...]]] = {}
 
@@ -71,42 +69,43 @@ def _unwrapped(source: str) -> str:
 
 
 class _Token(NamedTuple):
-    kind: str  # plain (a literal character), quant, bar, open, close, other
-    text: str  # the literal character, for plain
+    kind: str  # plain (literal characters), quant, bar, open, close, other
+    text: str  # the literal characters, for plain
     start: int  # where it starts in the pattern
     depth: int  # the group depth it stands at (a group's own parentheses: outside)
 
 
+# The pattern's tokens, each run of plain characters one token (read by the engine, not a
+# loop over characters in Python: the catalogue's sources are read once a run, 30 ms that way)
+_TOKEN = re.compile(
+    r"(?P<plain>[^\\\[\](){}|*+?.^$]+)"
+    r"|\\(?P<escaped>.)"
+    r"|(?P<cls>\[\^?\]?(?:\\.|[^\]\\])*\]?)"  # a class, read whole: its | or ( is no syntax
+    r"|(?P<quant>\{[^}]*\}?|[*+?])"  # "{2,3}" one token: its digits are not literal text
+    r"|(?P<open>\()|(?P<close>\))|(?P<bar>\|)"
+    r"|(?P<other>.)",  # . ^ $ ] }, and a backslash that ends the pattern
+    re.S,
+)
+
+
 def _tokens(source: str) -> Iterator[_Token]:
     """The pattern's tokens: escapes and character classes read whole."""
-    depth, i = 0, 0
-    while i < len(source):
-        ch, start = source[i], i
-        if ch == "\\" and i + 1 < len(source):
-            nxt = source[i + 1]
-            i += 2
-            plain = nxt in _ESCAPED_PLAIN
-            yield _Token("plain" if plain else "other", nxt, start, depth)
-            continue
-        i += 1
-        if ch == "[":
-            i = _class_end(source, start)
-            yield _Token("other", "", start, depth)
-        elif ch == "(":
-            yield _Token("open", ch, start, depth)
+    depth = 0
+    for match in _TOKEN.finditer(source):
+        kind, start = str(match.lastgroup), match.start()
+        if kind == "escaped":
+            char = match.group("escaped")
+            yield _Token("plain" if char in _ESCAPED_PLAIN else "other", char, start, depth)
+        elif kind == "open":
+            yield _Token("open", "(", start, depth)
             depth += 1
-        elif ch == ")":
+        elif kind == "close":
             depth -= 1
-            yield _Token("close", ch, start, depth)
-        elif ch == "|":
-            yield _Token("bar", ch, start, depth)
-        elif ch in _QUANTIFIERS:
-            if ch == "{":  # "{2,3}" is one token: its digits are not literal text
-                close = source.find("}", start)
-                i = close + 1 if close != -1 else len(source)
-            yield _Token("quant", ch, start, depth)
+            yield _Token("close", ")", start, depth)
+        elif kind == "plain":
+            yield _Token("plain", match.group(), start, depth)
         else:
-            yield _Token("other" if ch in _META else "plain", ch, start, depth)
+            yield _Token("other" if kind == "cls" else kind, "", start, depth)
 
 
 def _branches(source: str) -> List[str]:
@@ -126,26 +125,14 @@ def _longest_run(source: str) -> Optional[str]:
     if source.startswith("(?") and not source.startswith(("(?:", "(?P", "(?=", "(?!", "(?<")):
         return None  # inline flags other than i are not worth reading
     runs: List[str] = []
-    run: List[str] = []
+    run = ""
     for token in _tokens(source):
         if token.kind == "plain" and token.depth == 0:
-            run.append(token.text)
+            run += token.text
             continue
-        if token.kind == "quant" and run:
-            run.pop()
-        runs.append("".join(run))
-        run = []
-    runs.append("".join(run))
+        if token.kind == "quant":
+            run = run[:-1]
+        runs.append(run)
+        run = ""
+    runs.append(run)
     return max(runs, key=len, default=None)
-
-
-def _class_end(source: str, i: int) -> int:
-    """The index after the character class that starts at ``i``."""
-    j = i + 1
-    if j < len(source) and source[j] == "^":
-        j += 1
-    if j < len(source) and source[j] == "]":
-        j += 1
-    while j < len(source) and source[j] != "]":
-        j += 2 if source[j] == "\\" else 1
-    return j + 1
