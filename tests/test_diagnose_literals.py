@@ -106,12 +106,12 @@ def test_every_label_alias_is_lower_case() -> None:
 def test_a_labels_group_number_names_its_fact() -> None:
     """labelled.py reads which fact a label is of from the match's last group (fact i's
     alias is group i + 1): no alias may capture."""
-    from envcheck.diagnose.labelled import _LABELS, FACTS, _labels
+    from envcheck.diagnose.labelled import _LABELS_LOWER, FACTS, _labels, _labels_ignoring_case
 
-    assert _LABELS.groups == len(FACTS)
+    assert _LABELS_LOWER.groups == _labels_ignoring_case().groups == len(FACTS)
     for i, fact in enumerate(FACTS):
         assert re.compile(fact.aliases).groups == 0, fact.key
-        assert _LABELS.groupindex[f"f{i}"] == i + 1
+        assert _LABELS_LOWER.groupindex[f"f{i}"] == i + 1
     for line, key in (
         ("Python: 3.10", "python.version"),
         ("torch 2.1.0", "torch.version"),

@@ -16,6 +16,7 @@ is installed, and is never read as a fact. Linear in the input: each line (at mo
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -180,15 +181,17 @@ _LABEL_START = (
     if _STARTS and all(start[0].isalpha() for start in _STARTS)
     else r"[a-z\u663e]"
 )
-_LABELS = re.compile(
+_LABELS_SOURCE = (
     rf"(?<![\w./=<>~!-])(?={_LABEL_START})(?:"  # a label starts a word (显卡 included)
     + "|".join(f"(?P<f{i}>{fact.aliases})" for i, fact in enumerate(FACTS))
-    + r")(?:(?![\w-]|\.[A-Za-z_])|(?<=python)(?=[23]\.\d))",  # "python3.7" too
-    re.IGNORECASE,
+    + r")(?:(?![\w-]|\.[A-Za-z_])|(?<=python)(?=[23]\.\d))"  # "python3.7" too
 )
+# the labels in a lower-cased line, case kept: the engine ignoring case is the slower by half
+# (every alias is written in lower case, as tests/test_diagnose_literals.py checks)
+_LABELS_LOWER = re.compile(_LABELS_SOURCE)
 _VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
 # fact i's label is group i + 1 (the aliases capture nothing): match.lastindex names the fact
-assert _LABELS.groups == len(FACTS), "a label alias captures: write its groups (?:...)"
+assert _LABELS_LOWER.groups == len(FACTS), "a label alias captures: write its groups (?:...)"
 # what may stand before a value on the line after its label: IPython's Out[n], a REPL echo,
 # pip show's "Version:", a bullet
 _VALUE_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:Out\[\d{1,4}\]:\s*|version\s*:\s*)?", re.I)
@@ -347,11 +350,6 @@ def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, s
     return out
 
 
-# the labels in a lower-cased line, case kept: the engine ignoring case is the slower by half
-# (every alias is written in lower case, as tests/test_diagnose_literals.py checks)
-_LABELS_LOWER = re.compile(_LABELS.pattern)
-
-
 def _labels(line: str) -> Iterator[re.Match[str]]:
     """The labels of the line: found in its lower-cased copy where each character stands
     where it stood (no dotted capital I) and lowering makes every letter a pattern ignoring
@@ -359,7 +357,14 @@ def _labels(line: str) -> Iterator[re.Match[str]]:
     low = line.lower()
     if len(low) == len(line) and "\u0131" not in line and "\u017f" not in line:
         return _LABELS_LOWER.finditer(low)
-    return _LABELS.finditer(line)
+    return _labels_ignoring_case().finditer(line)
+
+
+@functools.cache
+def _labels_ignoring_case() -> re.Pattern[str]:
+    """The labels' pattern ignoring case, for the few lines lowering would move (compiled
+    the first time one is read: 6 ms of a run that reads none)."""
+    return re.compile(_LABELS_SOURCE, re.IGNORECASE)
 
 
 def _later(line: str, value: re.Match[str], index: int) -> Optional[str]:
