@@ -5,8 +5,19 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from envcheck.diagnose.literals import required_literals
 from envcheck.tables import load_tables
+
+
+@pytest.fixture
+def literal_search(monkeypatch):
+    """The scanning module's own search for every text, however short: the texts below are
+    short, and a text of at most scanning.DIRECT characters is searched by the engine whole."""
+    from envcheck.diagnose import scanning
+
+    monkeypatch.setattr(scanning, "DIRECT", 0)
 
 
 def test_the_literal_is_what_no_match_can_lack() -> None:
@@ -45,7 +56,7 @@ def test_no_catalogue_example_lacks_its_wordings_literal() -> None:
     assert checked > 200
 
 
-def test_a_scan_from_the_leading_literals_finds_what_finditer_finds() -> None:
+def test_a_scan_from_the_leading_literals_finds_what_finditer_finds(literal_search) -> None:
     from envcheck.diagnose import mentions
     from envcheck.diagnose.scanning import first, leading_literals, scan
 
@@ -73,7 +84,9 @@ def test_a_scan_from_the_leading_literals_finds_what_finditer_finds() -> None:
         assert (found.span() if found else None) == (searched.span() if searched else None)
 
 
-def test_a_scan_over_the_stretches_around_inner_literals_finds_what_finditer_finds() -> None:
+def test_a_scan_over_the_stretches_around_inner_literals_finds_what_finditer_finds(
+    literal_search,
+) -> None:
     from envcheck.diagnose import mentions
     from envcheck.diagnose.scanning import inner_literals, leading_literals, scan, search
 
@@ -171,7 +184,9 @@ def test_conda_subdirs_are_found_as_with_platform_in_either_case() -> None:
         assert [(m.span(), m.group(1)) for m in _SUBDIR.finditer(text)] == want, text
 
 
-def test_the_alternatives_of_one_group_are_searched_around_their_own_literals() -> None:
+def test_the_alternatives_of_one_group_are_searched_around_their_own_literals(
+    literal_search,
+) -> None:
     """inner_literals reads each alternative of a pattern that is one alternation alone, and
     search() takes the stretches when that needs fewer passes than the places a match starts:
     the same first match as the engine's search, whatever the case and letters."""
@@ -243,7 +258,7 @@ def test_a_line_is_made_plain_as_the_markup_pattern_makes_it() -> None:
         assert _plain(line) == _MARKUP.sub("", whole).strip(), line
 
 
-def test_a_pattern_at_line_starts_is_searched_as_the_engine_searches() -> None:
+def test_a_pattern_at_line_starts_is_searched_as_the_engine_searches(literal_search) -> None:
     """scanning.search tries a pattern that starts with ^ only at the start of a text of one
     line (the flat text): the same match as the engine's search, with or without (?m)."""
     from envcheck.diagnose.scanning import search
@@ -265,3 +280,24 @@ def test_a_pattern_at_line_starts_is_searched_as_the_engine_searches() -> None:
         for text in texts:
             found, searched = search(pattern, text), pattern.search(text)
             assert (found.span() if found else None) == (searched.span() if searched else None)
+
+
+def test_a_short_text_is_searched_by_the_engine_without_reading_the_pattern() -> None:
+    """Below scanning.DIRECT characters (a pasted report, most often) the engine searches
+    the text whole: the same matches, and the pattern is never parsed for its literals."""
+    from envcheck.diagnose import scanning
+
+    pattern = re.compile(r"(?<![\w-])(?:rtx|gtx) ?\d{4}(?: ti)?(?![\w-])", re.IGNORECASE)
+    text = "2x RTX 4090 and an rtx 3060 ti; gtx1080\n" * 20
+    assert len(text) <= scanning.DIRECT
+    assert [m.span() for m in scanning.scan(pattern, text)] == [
+        m.span() for m in pattern.finditer(text)
+    ]
+    found = scanning.search(pattern, text)
+    assert found is not None and found.span() == pattern.search(text).span()
+    assert f"{pattern.flags}:{pattern.pattern}" not in scanning._PARSED
+    long = text * (scanning.DIRECT // len(text) + 1)  # past it: read for its literals
+    assert [m.span() for m in scanning.scan(pattern, long)] == [
+        m.span() for m in pattern.finditer(long)
+    ]
+    assert f"{pattern.flags}:{pattern.pattern}" in scanning._PARSED

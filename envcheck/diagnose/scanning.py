@@ -33,6 +33,10 @@ _sre: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) 
 _ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)
 _REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT)
 BLOCK = 1 << 16  # the text read ahead for the places a match may start
+# A text this short the engine searches whole: reading a pattern's literals (Python's own
+# parser, once a run for each pattern) costs more than the engine's pass over 16 KiB, and a
+# pasted report is most often shorter.
+DIRECT = 1 << 14
 _STARTS: Dict[str, Optional[Tuple[str, ...]]] = {}
 _PARSED: Dict[str, Any] = {}
 
@@ -174,6 +178,9 @@ def scan(
     leading literals stands when it has them. The places are found a block at a time, so a
     search that stops at its first match reads little further."""
     end = len(text) if endpos is None else min(endpos, len(text))
+    if end <= DIRECT:
+        yield from pattern.finditer(text, 0, end)
+        return
     starts = leading_literals(pattern)
     if starts is None:
         yield from _stretches(pattern, text, end)
@@ -212,7 +219,9 @@ _REACH: Dict[str, Optional[Tuple[int, int]]] = {}
 def search(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
     """``pattern.search(text)``: from the places its leading literals stand when it has
     them, else over the stretches around its required literals when a match is at most so
-    long, else whole."""
+    long, else whole (a text of at most DIRECT characters: whole)."""
+    if len(text) <= DIRECT:
+        return pattern.search(text)
     if _at_line_starts(pattern) and "\n" not in text:
         return pattern.match(text)  # a line start in a text of one line: its start alone
     starts = leading_literals(pattern)
