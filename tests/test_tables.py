@@ -273,6 +273,24 @@ def test_a_partial_folder_replaces_only_its_files(tmp_path: Path) -> None:
     assert tables.files["cuda_driver"].builtin is True
 
 
+def test_a_process_without_a_command_line_takes_the_folder_of_envcheck_tables(
+    tmp_path: Path,
+) -> None:
+    """torchrun's ranks and scripts name their tables as ``--tables`` does (ENVCHECK_TABLES):
+    the links the smoke expects and the tables its ranks are compared with are one set."""
+    from envcheck.smoke.expected import load_link_table
+    from envcheck.tables.load import load_tables_of_env
+    from tests.runner import NO_CACHE
+
+    folder = broken_copy(tmp_path, "links", lambda d: d.update(as_of="2027-01-15"))
+    env = {"ENVCHECK_TABLES": str(folder), "ENVCHECK_CACHE_DIR": NO_CACHE}
+    assert load_tables_of_env(env).files["links"].as_of == "2027-01-15"
+    assert load_tables_of_env(env).files["links"].builtin is False
+    without = {"ENVCHECK_CACHE_DIR": NO_CACHE}
+    assert load_tables_of_env(without).files["links"].builtin is True
+    assert load_link_table(str(folder)) == load_tables(folder).links
+
+
 def test_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(TableError, match="not a folder"):
         load_tables(tmp_path / "nowhere")

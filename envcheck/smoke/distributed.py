@@ -108,14 +108,14 @@ def _compare_ranks(store: Any, launch: Launch, to_stderr: bool) -> Optional[Flee
     (a difference that breaks the job fails it; the run still goes on: its results show how)."""
     from ..fleet.ranks import compare_ranks, rank_lines
     from ..report.wrap import terminal_width
-    from ..tables import load_tables
+    from ..tables.load import load_tables_of_env
 
     joined = _collect(store, "joined", launch.world_size)
     documents = {
         r["rank"]: (r["host"], store.get(f"envcheck/facts/{r['rank']}").decode("utf-8"))
         for r in joined
     }
-    report = compare_ranks(documents, load_tables())
+    report = compare_ranks(documents, load_tables_of_env())  # ENVCHECK_TABLES, as links
     stream = sys.stderr if to_stderr else sys.stdout
     print("\n".join(rank_lines(report, terminal_width())), file=stream, flush=True)
     return report

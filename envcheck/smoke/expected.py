@@ -19,7 +19,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from .._record import record
 from ..facts import Facts, GpuFacts, GpuPairFacts
-from ..tables.load import load_tables, tables_dir_from_env
+from ..tables.load import load_tables, load_tables_of_env
 from ..tables.model import LinkTable
 
 TABLE = "links"
@@ -56,8 +56,7 @@ class Expected:
 def load_link_table(directory: Optional[str] = None) -> LinkTable:
     """links.json as the one table loader reads it (``directory`` or ENVCHECK_TABLES replace
     the built-in file; a table that does not validate raises TableError)."""
-    folder = directory or tables_dir_from_env()
-    tables = load_tables(Path(folder) if folder else None)
+    tables = load_tables(Path(directory)) if directory else load_tables_of_env()
     assert tables.links is not None  # load_tables always reads links.json
     return tables.links
 

@@ -34,6 +34,7 @@ __all__ = [
     "in_use",
     "load_package_builds",
     "load_tables",
+    "load_tables_of_env",
     "table_path",
     "tables_dir_from_env",
 ]
@@ -117,6 +118,14 @@ def load_tables(
         return _load(origin)
     except TableError as exc:  # written by another envcheck, whose tables this one refuses
         return _load(TablesOrigin(unused=str(exc)))
+
+
+def load_tables_of_env(environ: Optional[Mapping[str, str]] = None) -> Tables:
+    """The tables of a process that has no envcheck command line to name them (torchrun's
+    ranks, a script): ENVCHECK_TABLES's folder where it is set, as ``--tables`` takes it,
+    else those in use."""
+    folder = tables_dir_from_env(environ)
+    return load_tables(Path(folder) if folder else None, environ)
 
 
 def _load(origin: TablesOrigin) -> Tables:
