@@ -291,6 +291,24 @@ def test_a_process_without_a_command_line_takes_the_folder_of_envcheck_tables(
     assert load_link_table(str(folder)) == load_tables(folder).links
 
 
+def test_a_check_that_names_no_tables_takes_envcheck_tables(tmp_path, monkeypatch) -> None:
+    """envcheck.check() from a script or a test suite (require()) uses the tables
+    ENVCHECK_TABLES names, as the command line does."""
+    from envcheck.core import check
+    from tests.fixtures import profile
+
+    folder = broken_copy(tmp_path, "links", lambda d: d.update(as_of="2027-01-15"))
+    monkeypatch.setenv("ENVCHECK_TABLES", str(folder))
+    report = check(facts=profile("h100-server"), requirements=False)
+    assert report.tables["links"] == {
+        "as_of": "2027-01-15",
+        "path": str(folder / "links.json"),
+        "builtin": False,
+    }
+    monkeypatch.delenv("ENVCHECK_TABLES")
+    assert check(facts=profile("h100-server"), requirements=False).tables["links"]["builtin"]
+
+
 def test_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(TableError, match="not a folder"):
         load_tables(tmp_path / "nowhere")

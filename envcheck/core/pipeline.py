@@ -126,7 +126,7 @@ def check(
     requirements), OverrideError / InterpreterError (a bad override or ``python``) and
     TableError (unreadable tables).
     """
-    tables = tables if tables is not None else _builtin_tables()
+    tables = tables if tables is not None else _tables_in_effect()
     req = _requirements(requirements, config)
     live = facts is None
     if facts is None:
@@ -145,10 +145,12 @@ def check(
     return _report(command, facts, tables, req, found, chosen, judged, strict, diagnosis, grid)
 
 
-def _builtin_tables() -> Tables:
-    from ..tables import load_tables
+def _tables_in_effect() -> Tables:
+    """The tables of a call that names none: ENVCHECK_TABLES's folder, as on the command
+    line, else the updated or built-in ones."""
+    from ..tables.load import load_tables_of_env
 
-    return load_tables()
+    return load_tables_of_env()
 
 
 def _probe(
