@@ -21,8 +21,8 @@ class Wording:
 
     A paste is searched with the few wordings whose required literal it holds (a median of
     10 of the catalogue's 267 for a report of the corpus: diagnose/literals.py), so compiling
-    every wording when the catalogue is read (about 35 ms, of a small paste's reading) is paid
-    for nothing. The literal tests read only the source and the flags. A built-in catalogue's
+    every wording when the catalogue is read (about 35 ms, more than reading a short paste
+    costs) is paid for nothing. The literal tests read only the source and the flags. A built-in catalogue's
     wordings are compiled by the test suite before a release; one from ``--tables`` or an
     update is compiled when it loads (read_messages), so a bad one is refused first."""
 
