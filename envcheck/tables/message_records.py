@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Iterator, Mapping, Optional, Tuple
+from typing import Mapping, Optional, Tuple
 
 from .._record import record
 
@@ -46,19 +46,11 @@ class Wording:
     def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> Optional[re.Match[str]]:
         return self.compiled.search(text, pos, endpos)
 
-    def finditer(
-        self, text: str, pos: int = 0, endpos: int = sys.maxsize
-    ) -> Iterator[re.Match[str]]:
-        return self.compiled.finditer(text, pos, endpos)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Wording) and (self.pattern, self.flags) == (
-            other.pattern,
-            other.flags,
-        )
+    def __eq__(self, other: object) -> bool:  # the flags follow from the source
+        return isinstance(other, Wording) and self.pattern == other.pattern
 
     def __hash__(self) -> int:
-        return hash((self.pattern, self.flags))
+        return hash(self.pattern)
 
     def __repr__(self) -> str:
         return f"Wording({self.pattern!r})"
