@@ -6,7 +6,9 @@ every reader and most catalogue patterns at work), and a training log of that si
 collect_env, ending in one error (what a long paste usually is). For each, three figures:
 
 - **warm**: the median CPU time (time.process_time, this process only) of several reads of
-  the text in one process that has read it before, per MiB;
+  the text in one process that has read it before, per MiB. Each read pays all its text
+  costs (cleaning it, lowering it, cutting it into lines): diagnose_text keeps none of
+  them once done (until 2026-12-07 it kept them, and this figure left them out);
 - **first**: the same for the first read in a fresh process, as ``envcheck diagnose`` does
   it once per run (the median of ``--fresh`` processes): it also pays what is loaded on first
   use (the tables a message's explanation asks, each wording's analysis in scanning.py);

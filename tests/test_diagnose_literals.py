@@ -3,6 +3,7 @@ match: every example of every wording contains one of its required literals."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -119,7 +120,13 @@ def test_every_label_alias_is_lower_case() -> None:
 def test_a_labels_group_number_names_its_fact() -> None:
     """labelled.py reads which fact a label is of from the match's last group (fact i's
     alias is group i + 1): no alias may capture."""
-    from envcheck.diagnose.labelled import _LABELS_LOWER, FACTS, _labels, _labels_ignoring_case
+    from envcheck.diagnose.labelled import (
+        _LABELS_LOWER,
+        FACTS,
+        _labels,
+        _labels_ignoring_case,
+        _lowered_line,
+    )
 
     assert _LABELS_LOWER.groups == _labels_ignoring_case().groups == len(FACTS)
     for i, fact in enumerate(FACTS):
@@ -130,7 +137,7 @@ def test_a_labels_group_number_names_its_fact() -> None:
         ("torch 2.1.0", "torch.version"),
         ("Driver Version: 535.54", "nvidia.driver_version"),
     ):
-        (match,) = _labels(line)
+        (match,) = _labels(line, *_lowered_line(line))
         assert FACTS[int(match.lastindex or 0) - 1].key == key, line
 
 
@@ -226,7 +233,11 @@ def test_the_lines_holding_a_word_are_those_a_test_of_each_line_finds() -> None:
         "torch torch\ntriton\n\nTORCH\n|" + "x" * 9000 + "|\nends with tor",  # cut short
         "Windows 11\nW\u0130NDOWS 10\nmacos\nMACOS\nubuntu 22.04",  # a dotted capital I
         "\u0131 name\nNAME\n\u017f",  # dotless i, long s: every line
+        "torchvision torch triton\ntorch\n\ntritontorch",  # several words, twice a line
     ]
+    pieces = ["torch", "triton", "GPU", "|", "name", "NAME", "Linux ", "\n", " ", "x", "rtx"]
+    rng = random.Random(7)
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))) for _ in range(300)]
     for text in texts:
         for words, lower in ((("|",), False), (("GPU", "Linux "), False), (("name",), True),
                              (("torch", "triton"), False), (("rtx", "windows", "macos"), True)):  # fmt: skip
@@ -301,3 +312,41 @@ def test_a_short_text_is_searched_by_the_engine_without_reading_the_pattern() ->
         m.span() for m in pattern.finditer(long)
     ]
     assert f"{pattern.flags}:{pattern.pattern}" in scanning._PARSED
+
+
+def test_a_text_is_cleaned_line_by_line() -> None:
+    """reading.clean takes out what each line's own test finds: a fence line (a quoted one is
+    kept: its fence is read after the quote marker is gone), one quote marker at a line's
+    start, the white space a line ends with (a quote marker alone leaves an empty line)."""
+    from envcheck.diagnose.reading import clean
+
+    def by_line(text: str) -> str:
+        lines = []
+        for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+            if re.match(r"^\s*(```|~~~)[\w-]*\s*$", line):
+                continue
+            lines.append((line[2:] if line.startswith("> ") else line).rstrip())
+        return "\n".join(lines)
+
+    texts = [
+        "", "```", "a\n```", "```python\nx \n```\n", "> \n> x\n> > y", "> ```\n```  \n~~~sh",
+        "a\x0c\nb\u2003\n\tc\t", "x\r\ny\rz", "`a` ~b~\n  ```  \n> q  ",
+    ]  # fmt: skip
+    pieces = ["```", "~~~", "> ", ">", "\n", " ", "\t", "`", "~", "x", "py", "\u2003"]
+    rng = random.Random(3)
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 25))) for _ in range(2000)]
+    for text in texts:
+        assert clean.__wrapped__(text) == by_line(text), repr(text)
+
+
+def test_a_diagnosis_keeps_no_form_of_the_text_it_read() -> None:
+    """The forms of a text its readers share (cleaned, lowered, cut into lines) are dropped
+    when its diagnosis is done: a long paste diagnosed in a notebook is not held several
+    times over for the life of the process."""
+    from envcheck.diagnose import diagnose_text
+    from envcheck.diagnose import reading
+
+    text = "PyTorch version: 2.1.0+cu121\nIs CUDA available: True\n" + "x y z\n" * 5000
+    diagnose_text(text, load_tables())
+    for derived in (reading.clean, reading.lowered, reading.same_places_lowered, reading._lines):
+        assert derived.cache_info().currsize == 0, derived

@@ -25,7 +25,7 @@ from .mentions import read_mentions
 from .messages import case_of as case_of
 from .messages import match_messages as match_messages
 from .nvidia_smi import read_nvidia_smi
-from .reading import Reading, clean, key_facts, record_where
+from .reading import Reading, clean, forget_texts, key_facts, record_where
 
 if TYPE_CHECKING:
     from ..core import Report
@@ -169,6 +169,15 @@ def diagnose_text(
     """The Report for a pasted text: the same core as `envcheck check`, on the facts the
     text carries; rules whose facts it lacks are not judged (``Report.not_run``).
     ``notes`` (from read_source: input left unread) join the diagnosis's notes."""
+    try:
+        return _diagnosed(text, tables, ignore, strict, notes)
+    finally:
+        forget_texts()
+
+
+def _diagnosed(
+    text: str, tables: Tables, ignore: Sequence[str], strict: bool, notes: Sequence[str]
+) -> Report:
     from ..core import check
 
     reading = read_text(text, tables)
