@@ -74,15 +74,15 @@ def read_dumps(text: str, reading: Reading) -> None:
     read_detectron2_table(text, lines, reading)
     _bullets(lines, reading)
     _lightning(lines, reading)
-    _no_colon(lines, reading)
+    _no_colon(text, lines, reading)
     read_library_lines(lines, reading)
-    _ld_library_path(lines, reading)
+    _ld_library_path(text, lines, reading)
     _pip_versions(text, reading)
-    _site_packages(lines, reading)
-    _machine_hints(lines, reading)
-    _arch_warning_name(lines, reading)
+    _site_packages(text, lines, reading)
+    _machine_hints(text, lines, reading)
+    _arch_warning_name(text, lines, reading)
     _reporter_lines(text, lines, reading)
-    _torch_config(lines, reading)
+    _torch_config(text, lines, reading)
     _versions_line(text, lines, reading)
 
 
@@ -176,19 +176,18 @@ def _lightning(lines: List[str], reading: Reading) -> None:
         reading.observed.add("nvidia")
 
 
-def _no_colon(lines: List[str], reading: Reading) -> None:
+def _no_colon(text: str, lines: List[str], reading: Reading) -> None:
     """``PyTorch version 1.5.0`` (a collect_env line retyped without its colon)."""
-    for line in lines:
-        match = _TORCH_NO_COLON.match(line) if "PyTorch version" in line else None
+    for number in lines_holding(text, ("PyTorch version",)):
+        match = _TORCH_NO_COLON.match(lines[number])
         if match:
             set_torch(reading, match.group(1), None, "collect_env line")
             return
 
 
-def _ld_library_path(lines: List[str], reading: Reading) -> None:
-    for i, line in enumerate(lines):
-        if "LD_LIBRARY_PATH" not in line:
-            continue  # both patterns name it, case kept
+def _ld_library_path(text: str, lines: List[str], reading: Reading) -> None:
+    for i in lines_holding(text, ("LD_LIBRARY_PATH",)):  # both patterns name it, case kept
+        line = lines[i]
         match = _LD_PATH.match(line)
         value = match.group(1) if match else None
         if value is None and _ECHO_LD_PATH.match(line):
@@ -235,12 +234,11 @@ def _pip_versions(text: str, reading: Reading) -> None:
 _WIN32_PYTHON = re.compile(r"(?i)program files \(x86\)[/\\]python(\d)(\d{1,2})-32[/\\]python\.exe")
 
 
-def _site_packages(lines: List[str], reading: Reading) -> None:
+def _site_packages(text: str, lines: List[str], reading: Reading) -> None:
     """Paths in tracebacks: ``/lib/python3.10/site-packages/torchvision/_C.so``."""
     packages: List[str] = []
-    for line in lines:
-        if "site-packages" not in line and "dist-packages" not in line:
-            continue
+    for number in lines_holding(text, ("site-packages", "dist-packages")):
+        line = lines[number]
         for match in list(_SITE.finditer(line)) + list(_WIN_SITE.finditer(line)):
             major, minor, package = match.groups()
             set_python(reading, f"{major}.{minor}", "site-packages path")
@@ -250,8 +248,9 @@ def _site_packages(lines: List[str], reading: Reading) -> None:
                 reading.facts.system.os = "Windows"
     if packages:
         reading.extra["packages"] = packages[:20]
-    for line in lines:  # the 32-bit Windows installer's folder names the bits
-        win32 = _WIN32_PYTHON.search(line)
+    # the 32-bit Windows installer's folder names the bits
+    for number in lines_holding(text, ("program files (x86)",), lower=True):
+        win32 = _WIN32_PYTHON.search(lines[number])
         if win32:
             set_python(reading, f"{win32.group(1)}.{win32.group(2)}", "python.exe path")
             reading.facts.python.bits = 32
@@ -263,11 +262,11 @@ def _site_packages(lines: List[str], reading: Reading) -> None:
 _WANT_GPU = re.compile(r"If you want to use the (.{1,80}?) GPU with PyTorch, please check")
 
 
-def _arch_warning_name(lines: List[str], reading: Reading) -> None:
+def _arch_warning_name(text: str, lines: List[str], reading: Reading) -> None:
     """The GPU torch's architecture warning names in its last line ("If you want to use the
     NVIDIA GeForce RTX 5090 GPU with PyTorch"), for when its first line was cut."""
-    for line in lines:
-        match = _WANT_GPU.search(line)
+    for number in lines_holding(text, ("If you want to use the ",)):
+        match = _WANT_GPU.search(lines[number])
         if match:
             reading.extra["gpu_named"] = match.group(1).strip()
             return
@@ -322,13 +321,15 @@ _CONFIG_CUDA = re.compile(r"^\s*- CUDA Runtime (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\
 _CONFIG_ARCH = re.compile(r"^\s*- NVCC architecture flags: (.{1,2000})$")
 
 
-def _torch_config(lines: List[str], reading: Reading) -> None:
+def _torch_config(text: str, lines: List[str], reading: Reading) -> None:
     """``torch.__config__.show()`` ("PyTorch built with:", printed after detectron2's and
     other tools' env tables): the CUDA runtime and the architectures compiled in."""
-    if not any(line.strip() == "PyTorch built with:" for line in lines):
+    head = "PyTorch built with:"
+    if not any(lines[i].strip() == head for i in lines_holding(text, (head,))):
         return
     t, rt = reading.facts.torch, reading.facts.torch_runtime
-    for line in lines:
+    for number in lines_holding(text, ("- CUDA Runtime ", "- NVCC architecture flags: ")):
+        line = lines[number]
         cuda = _CONFIG_CUDA.match(line)
         if cuda and not t.cuda:
             t.cuda = cuda.group(1)
@@ -380,13 +381,14 @@ def _versions_line(text: str, lines: List[str], reading: Reading) -> None:
             set_torch(reading, torch, None, "versions line")
 
 
-def _machine_hints(lines: List[str], reading: Reading) -> None:
+def _machine_hints(text: str, lines: List[str], reading: Reading) -> None:
     """The architecture, from a line that states it: lscpu's ``Architecture: x86_64``, a
     ``/usr/lib/x86_64-linux-gnu/`` path, a wheel file name."""
     s = reading.facts.system
     if s.machine:
         return
-    for line in lines:
+    for number in lines_holding(text, ("x86_64", "aarch64", "win_amd64")):  # each hint names one
+        line = lines[number]
         if platform_list(line):
             continue  # an installer's list of the platforms that have wheels: not this one
         match = _MACHINE_HINT.search(line)

@@ -216,10 +216,11 @@ _LABEL_WORDS = (
 
 _WORDS = re.compile(_by_first_letter(_LABEL_WORDS))
 # lines that hold no label: a traceback's "File" line, pip's removals (what it takes away is
-# not what is installed), and lines too long to be a label and its value
+# not what is installed); and lines too long to be a label and its value
 _SKIP = re.compile(
-    r"\s*(?:File \"|Found existing installation|Uninstalling|Successfully uninstalled)|.{400}"
+    r"\s*(?:File \"|Found existing installation|Uninstalling|Successfully uninstalled)"
 )
+MAX_LINE = 400
 _REQUIREMENT = re.compile(r"\s{0,2}(?:[=<>~!]=|[<>])")
 # "I have installed ... torch==2.1.1+cu118", "the version torch==2.4.0": a pin the reporter
 # says is installed (a command's "pip install torch==2.1.1" is only asked for)
@@ -270,8 +271,8 @@ def read_labelled(text: str, reading: Reading) -> None:
     raw = lines_of(text)
     for number in _worded_lines(text):
         line = raw[number]
-        if _SKIP.match(line):
-            continue  # a traceback's file line, pip's removals, a line too long
+        if len(line) >= MAX_LINE or _SKIP.match(line):
+            continue  # a line too long, a traceback's file line, pip's removals
         for key, value, label in _facts_in(_plain(line), raw, number):
             kept = found.setdefault(key, [])
             if len(kept) < MAX_FINDS:
@@ -320,7 +321,10 @@ def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, s
     plain) with a value after it, or (when the label ends the line) on the line below."""
     out = []
     pins = "==" in line  # what an exact pin holds: most lines have none to look for
-    for match in _labels(line):
+    low, plain = _lowered_line(line)
+    # the words _NOT_THIS starts with: most lines have none, and need no search for it
+    others = not plain or "which" in low or "that" in low or "if " in low
+    for match in _labels(line, low, plain):
         index = int(match.lastindex or 0) - 1  # the one fact group that matched (group i + 1)
         end = match.end()
         pin = _EXACT_PIN.match(line, end) if pins else None
@@ -328,7 +332,7 @@ def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, s
         if value is None and line[end:].strip(" :)\"'`*=|.?"):
             continue  # words after the label, and no value: most labels end here, so first
         fact, label = FACTS[index], line[match.start() : end]
-        if _NOT_THIS.search(line, max(0, match.start() - 60), match.start()):
+        if others and _NOT_THIS.search(line, max(0, match.start() - 60), match.start()):
             continue  # "the torch which works for flash_attn is ...": not the label's value
         if _REQUIREMENT.match(line, end) and not (
             pin and _INSTALLED_PIN.search(line, 0, match.start())
@@ -350,12 +354,18 @@ def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, s
     return out
 
 
-def _labels(line: str) -> Iterator[re.Match[str]]:
-    """The labels of the line: found in its lower-cased copy where each character stands
-    where it stood (no dotted capital I) and lowering makes every letter a pattern ignoring
-    case takes for an ASCII one that letter (no dotless i or long s)."""
+def _lowered_line(line: str) -> Tuple[str, bool]:
+    """The line lower-cased, and whether that copy is plain: each character stands where it
+    stood (no dotted capital I) and lowering made every letter a pattern ignoring case takes
+    for an ASCII one that letter (no dotless i or long s)."""
     low = line.lower()
-    if len(low) == len(line) and "\u0131" not in line and "\u017f" not in line:
+    return low, len(low) == len(line) and "\u0131" not in line and "\u017f" not in line
+
+
+def _labels(line: str, low: str, plain: bool) -> Iterator[re.Match[str]]:
+    """The labels of the line: found in its lower-cased copy ``low`` when that is plain
+    (``_lowered_line``), else by the pattern ignoring case."""
+    if plain:
         return _LABELS_LOWER.finditer(low)
     return _labels_ignoring_case().finditer(line)
 
