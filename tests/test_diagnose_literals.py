@@ -343,8 +343,7 @@ def test_a_diagnosis_keeps_no_form_of_the_text_it_read() -> None:
     """The forms of a text its readers share (cleaned, lowered, cut into lines) are dropped
     when its diagnosis is done: a long paste diagnosed in a notebook is not held several
     times over for the life of the process."""
-    from envcheck.diagnose import diagnose_text
-    from envcheck.diagnose import reading
+    from envcheck.diagnose import diagnose_text, reading
 
     text = "PyTorch version: 2.1.0+cu121\nIs CUDA available: True\n" + "x y z\n" * 5000
     diagnose_text(text, load_tables())
