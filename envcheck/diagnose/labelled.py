@@ -10,8 +10,8 @@ format-specific readers and never overrides a fact they read: a different value 
 a conflict. Values it finds for one fact that disagree (``torch 1.13`` in one sentence,
 ``torch 2.0.1`` in the next) are said, and the fact stays unknown: the reader never
 chooses. A requirement (``torch==2.1.0``, ``torch>=2``) is what someone asked for, not what
-is installed, and is never read as a fact. Linear in the input: each line (at most
-``MAX_LINE`` characters) is scanned once for every label.
+is installed, and is never read as a fact. Linear in the input: each line (shorter than
+``LONGEST`` characters) is scanned once for every label.
 """
 
 from __future__ import annotations
@@ -220,7 +220,7 @@ _WORDS = re.compile(_by_first_letter(_LABEL_WORDS))
 _SKIP = re.compile(
     r"\s*(?:File \"|Found existing installation|Uninstalling|Successfully uninstalled)"
 )
-MAX_LINE = 400
+LONGEST = 400  # characters: a longer line holds no label and its value
 _REQUIREMENT = re.compile(r"\s{0,2}(?:[=<>~!]=|[<>])")
 # "I have installed ... torch==2.1.1+cu118", "the version torch==2.4.0": a pin the reporter
 # says is installed (a command's "pip install torch==2.1.1" is only asked for)
@@ -271,7 +271,7 @@ def read_labelled(text: str, reading: Reading) -> None:
     raw = lines_of(text)
     for number in _worded_lines(text):
         line = raw[number]
-        if len(line) >= MAX_LINE or _SKIP.match(line):
+        if len(line) >= LONGEST or _SKIP.match(line):
             continue  # a line too long, a traceback's file line, pip's removals
         for key, value, label in _facts_in(_plain(line), raw, number):
             kept = found.setdefault(key, [])
@@ -321,10 +321,10 @@ def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, s
     plain) with a value after it, or (when the label ends the line) on the line below."""
     out = []
     pins = "==" in line  # what an exact pin holds: most lines have none to look for
-    low, plain = _lowered_line(line)
+    low, in_place = _lowered_line(line)
     # the words _NOT_THIS starts with: most lines have none, and need no search for it
-    others = not plain or "which" in low or "that" in low or "if " in low
-    for match in _labels(line, low, plain):
+    others = not in_place or "which" in low or "that" in low or "if " in low
+    for match in _labels(line, low, in_place):
         index = int(match.lastindex or 0) - 1  # the one fact group that matched (group i + 1)
         end = match.end()
         pin = _EXACT_PIN.match(line, end) if pins else None
@@ -355,17 +355,17 @@ def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, s
 
 
 def _lowered_line(line: str) -> Tuple[str, bool]:
-    """The line lower-cased, and whether that copy is plain: each character stands where it
-    stood (no dotted capital I) and lowering made every letter a pattern ignoring case takes
-    for an ASCII one that letter (no dotless i or long s)."""
+    """The line lower-cased, and whether each character of that copy stands in its place: no
+    dotted capital I moved the rest, and lowering made every letter a pattern ignoring case
+    takes for an ASCII one that letter (no dotless i or long s)."""
     low = line.lower()
     return low, len(low) == len(line) and "\u0131" not in line and "\u017f" not in line
 
 
-def _labels(line: str, low: str, plain: bool) -> Iterator[re.Match[str]]:
-    """The labels of the line: found in its lower-cased copy ``low`` when that is plain
-    (``_lowered_line``), else by the pattern ignoring case."""
-    if plain:
+def _labels(line: str, low: str, in_place: bool) -> Iterator[re.Match[str]]:
+    """The labels of the line: found in its lower-cased copy ``low`` when each character
+    stands in its place there (``_lowered_line``), else by the pattern ignoring case."""
+    if in_place:
         return _LABELS_LOWER.finditer(low)
     return _labels_ignoring_case().finditer(line)
 
