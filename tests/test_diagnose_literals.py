@@ -45,7 +45,7 @@ def test_no_catalogue_example_lacks_its_wordings_literal() -> None:
         for example in rule.examples:
             flat = re.sub(r"\s+", " ", example)
             for pattern in rule.patterns:
-                if not (pattern.search(example) or pattern.search(flat)):
+                if not (pattern.compiled.search(example) or pattern.compiled.search(flat)):
                     continue
                 literals = required_literals(pattern)
                 if literals is None:
@@ -306,12 +306,12 @@ def test_a_short_text_is_searched_by_the_engine_without_reading_the_pattern() ->
     ]
     found = scanning.search(pattern, text)
     assert found is not None and found.span() == pattern.search(text).span()
-    assert f"{pattern.flags}:{pattern.pattern}" not in scanning._PARSED
+    assert scanning._parsed.key(pattern) not in scanning._parsed.answers
     long = text * (scanning.DIRECT // len(text) + 1)  # past it: read for its literals
     assert [m.span() for m in scanning.scan(pattern, long)] == [
         m.span() for m in pattern.finditer(long)
     ]
-    assert f"{pattern.flags}:{pattern.pattern}" in scanning._PARSED
+    assert scanning._parsed.key(pattern) in scanning._parsed.answers
 
 
 def test_a_text_is_cleaned_line_by_line() -> None:

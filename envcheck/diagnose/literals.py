@@ -14,12 +14,23 @@ that a quantifier follows is not part of it. A pattern with no such run of at le
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Dict, Iterator, List, NamedTuple, Optional, Protocol, Tuple
+from typing import (
+    Callable,
+    Dict,
+    Generic,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Protocol,
+    Tuple,
+    TypeVar,
+)
 
 MIN_LITERAL = 5
 _ESCAPED_PLAIN = set(".^$*+?{}[]()|\\/-'\"` :,=<>!@#%&~")
-_CACHE: Dict[str, Optional[Tuple[str, ...]]] = {}
 
 
 class Source(Protocol):
@@ -33,21 +44,43 @@ class Source(Protocol):
     def flags(self) -> int: ...
 
 
+S = TypeVar("S", bound=Source)
+T = TypeVar("T")
+
+
+class PerPattern(Generic[S, T]):
+    """A question about a pattern, answered once for each source and flags and remembered
+    (as the patterns are, for the life of the process): the answers of ``question`` by
+    ``key``, in ``answers``."""
+
+    def __init__(self, question: Callable[[S], T]) -> None:
+        self.question = question
+        self.answers: Dict[str, T] = {}
+        functools.update_wrapper(self, question)
+
+    @staticmethod
+    def key(pattern: Source) -> str:
+        return f"{pattern.flags}:{pattern.pattern}"
+
+    def __call__(self, pattern: S) -> T:
+        key = self.key(pattern)
+        if key not in self.answers:
+            self.answers[key] = self.question(pattern)
+        return self.answers[key]
+
+
+@PerPattern
 def required_literals(pattern: Source) -> Optional[Tuple[str, ...]]:
     """Literals one of which every match contains (one per top-level alternative; lower
     case when the pattern ignores case), or None when some alternative has none."""
-    key = f"{pattern.flags}:{pattern.pattern}"
-    if key not in _CACHE:
-        fold = bool(pattern.flags & re.IGNORECASE)
-        found: List[str] = []
-        for branch in _branches(_unwrapped(pattern.pattern)):
-            run = _longest_run(branch)
-            if run is None or len(run) < MIN_LITERAL:
-                found = []
-                break
-            found.append(run.lower() if fold else run)
-        _CACHE[key] = tuple(found) or None
-    return _CACHE[key]
+    fold = bool(pattern.flags & re.IGNORECASE)
+    found: List[str] = []
+    for branch in _branches(_unwrapped(pattern.pattern)):
+        run = _longest_run(branch)
+        if run is None or len(run) < MIN_LITERAL:
+            return None
+        found.append(run.lower() if fold else run)
+    return tuple(found) or None
 
 
 _LINE_FLAGS = re.compile(r"\(\?[ms]+\)")

@@ -14,7 +14,7 @@ from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
 from . import tailored
-from .literals import Source, required_literals
+from .literals import PerPattern, Source, required_literals
 from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
 from .scanning import search
 
@@ -139,17 +139,13 @@ def _first_wording(rule: MessageRule, hay: _Haystack) -> Optional[re.Match[str]]
 
 _LINE_SYNTAX = re.compile(r"\\[ntr]|(?<!\[)\^|(?<!\\)\$|  |\\s\{[2-9]|\\s\\s| \{[2-9]|\\Z|\\A")
 _CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")
-_NEEDS_LINES: Dict[str, bool] = {}
 
 
+@PerPattern
 def _needs_lines(pattern: Source) -> bool:
     """Whether the wording names line structure, which the flat text has lost."""
-    found = _NEEDS_LINES.get(pattern.pattern)
-    if found is None:
-        # a class such as [^\n] matches in the flat text whatever it matched in the text
-        outside = _CLASS.sub("", pattern.pattern)
-        found = _NEEDS_LINES[pattern.pattern] = bool(_LINE_SYNTAX.search(outside))
-    return found
+    # a class such as [^\n] matches in the flat text whatever it matched in the text
+    return bool(_LINE_SYNTAX.search(_CLASS.sub("", pattern.pattern)))
 
 
 def case_of(rule: MessageRule, reading: Reading) -> Optional[MessageCase]:

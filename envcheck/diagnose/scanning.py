@@ -21,9 +21,9 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Iterator, List, Optional, Set, Tuple
 
-from .literals import required_literals
+from .literals import PerPattern, required_literals
 from .reading import same_places_lowered
 
 MIN_START = 2  # shorter leading literals stand nearly everywhere: the engine's scan is as fast
@@ -37,33 +37,27 @@ BLOCK = 1 << 16  # the text read ahead for the places a match may start
 # parser, once a run for each pattern) costs more than the engine's pass over 16 KiB, and a
 # pasted report is most often shorter.
 DIRECT = 1 << 14
-_STARTS: Dict[str, Optional[Tuple[str, ...]]] = {}
-_PARSED: Dict[str, Any] = {}
 
 
+@PerPattern
 def _parsed(pattern: re.Pattern[str]) -> Any:
     """The pattern as the engine's own parser reads it (a list of (op, argument)), parsed
     once for every question asked of it (its leading and inner literals, its reach, its
     line starts): the parser is Python, and a first diagnose asks them of every wording it
     searches. None where the parser does not read it (the engine compiled it, so it does:
     no help then)."""
-    key = f"{pattern.flags}:{pattern.pattern}"
-    if key not in _PARSED:
-        try:
-            _PARSED[key] = _sre.parse(pattern.pattern, pattern.flags)
-        except Exception:
-            _PARSED[key] = None
-    return _PARSED[key]
+    try:
+        return _sre.parse(pattern.pattern, pattern.flags)
+    except Exception:
+        return None
 
 
+@PerPattern
 def leading_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     """Literals one of which every match of the pattern starts with (lower case when it
     ignores case), or None when some match may start otherwise, or when the engine finds
     the starts as fast itself (a pattern that starts with its literal)."""
-    key = f"{pattern.flags}:{pattern.pattern}"
-    if key not in _STARTS:
-        _STARTS[key] = _leading(pattern)
-    return _STARTS[key]
+    return _leading(pattern)
 
 
 def folds(pattern: re.Pattern[str]) -> bool:
@@ -213,7 +207,6 @@ def first(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
 
 
 MAX_WIDTH = 4096  # a wording that may match more than this is searched whole
-_REACH: Dict[str, Optional[Tuple[int, int]]] = {}
 
 
 def search(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
@@ -230,18 +223,13 @@ def search(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
     return next(_stretches(pattern, text, len(text)), None)
 
 
-_LINE_START: Dict[str, bool] = {}
-
-
+@PerPattern
 def _at_line_starts(pattern: re.Pattern[str]) -> bool:
     """Whether every match starts at a line start (a pattern that starts with ``^``; in
     multi-line mode the engine tries it at every character all the same)."""
-    key = f"{pattern.flags}:{pattern.pattern}"
-    if key not in _LINE_START:
-        items = list(_parsed(pattern) or ())
-        # the parser reads ^ as the string's start; (?m) makes it a line's when compiled
-        _LINE_START[key] = bool(items) and items[0] == (_sre.AT, _sre.AT_BEGINNING)
-    return _LINE_START[key]
+    items = list(_parsed(pattern) or ())
+    # the parser reads ^ as the string's start; (?m) makes it a line's when compiled
+    return bool(items) and items[0] == (_sre.AT, _sre.AT_BEGINNING)
 
 
 def _fewer_inside(pattern: re.Pattern[str], starts: int) -> bool:
@@ -253,9 +241,9 @@ def _fewer_inside(pattern: re.Pattern[str], starts: int) -> bool:
 
 
 MIN_INNER = 4  # a part's leading literals shorter than this stand nearly everywhere
-_INNER: Dict[str, Optional[Tuple[str, ...]]] = {}
 
 
+@PerPattern
 def inner_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     """Literals one of which every match holds (lower case when some part ignores case):
     the leading literals of a part of the pattern's top level, which every match passes
@@ -263,22 +251,18 @@ def inner_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     the part whose shortest is longest; for a pattern that is one alternation (or one group
     around one) whose whole has no such part, those of each alternative, read alone. None
     when no part has a few of MIN_INNER or more."""
-    key = f"{pattern.flags}:{pattern.pattern}"
-    if key not in _INNER:
-        _INNER[key] = None
-        parsed = _parsed(pattern)
-        if parsed is None:
-            return None
-        items = list(parsed)
-        fold = folds(pattern)
-        found = _inner(items, fold)
-        alternatives = _alternatives(items)
-        if found is None and alternatives:
-            each = [_inner(alternative, fold) for alternative in alternatives]
-            union = _shortest({s for part in each for s in part or ()})
-            found = union if all(each) and len(union) <= MAX_FINDS else None
-        _INNER[key] = found
-    return _INNER[key]
+    parsed = _parsed(pattern)
+    if parsed is None:
+        return None
+    items = list(parsed)
+    fold = folds(pattern)
+    found = _inner(items, fold)
+    alternatives = _alternatives(items)
+    if found is None and alternatives:
+        each = [_inner(alternative, fold) for alternative in alternatives]
+        union = _shortest({s for part in each for s in part or ()})
+        found = union if all(each) and len(union) <= MAX_FINDS else None
+    return found
 
 
 def _inner(items: List[Any], fold: bool) -> Optional[Tuple[str, ...]]:
@@ -356,22 +340,20 @@ def _stretches(pattern: re.Pattern[str], text: str, end: int) -> Iterator[re.Mat
                 tried = at + 1
 
 
+@PerPattern
 def _reach(pattern: re.Pattern[str]) -> Optional[Tuple[int, int]]:
     """The longest match of the pattern, and how far past its start the engine may read
     (the match, what each lookahead reads, and one more character for $ or \\b); None when
     either is unbounded or past MAX_WIDTH."""
-    key = f"{pattern.flags}:{pattern.pattern}"
-    if key not in _REACH:
-        _REACH[key] = None
-        parsed = _parsed(pattern)
-        try:
-            width = parsed.getwidth()[1]
-            ahead = _lookahead(list(parsed))
-        except Exception:  # not parsed, or a width the parser cannot tell: no help
-            return None
-        if ahead is not None and width + ahead <= MAX_WIDTH:
-            _REACH[key] = (width, width + ahead + 2)  # past the last character read
-    return _REACH[key]
+    parsed = _parsed(pattern)
+    try:
+        width = parsed.getwidth()[1]
+        ahead = _lookahead(list(parsed))
+    except Exception:  # not parsed, or a width the parser cannot tell: no help
+        return None
+    if ahead is not None and width + ahead <= MAX_WIDTH:
+        return (width, width + ahead + 2)  # past the last character read
+    return None
 
 
 def _lookahead(items: List[Any]) -> Optional[int]:

@@ -4,7 +4,6 @@ which other facts of the same text change the cause."""
 from __future__ import annotations
 
 import re
-import sys
 from typing import Mapping, Optional, Tuple
 
 from .._record import record
@@ -22,9 +21,10 @@ class Wording:
     A paste is searched with the few wordings whose required literal it holds (a median of
     10 of the catalogue's 267 for a report of the corpus: diagnose/literals.py), so compiling
     every wording when the catalogue is read (about 35 ms, more than reading a short paste
-    costs) is paid for nothing. The literal tests read only the source and the flags. A built-in catalogue's
-    wordings are compiled by the test suite before a release; one from ``--tables`` or an
-    update is compiled when it loads (read_messages), so a bad one is refused first."""
+    costs) is paid for nothing. The literal tests read only the source and the flags. A
+    built-in catalogue's wordings are compiled by the test suite before a release; one from
+    ``--tables`` or an update is compiled when it loads (read_messages), so a bad one is
+    refused first."""
 
     __slots__ = ("_compiled", "flags", "pattern")
 
@@ -42,9 +42,6 @@ class Wording:
     @property
     def groupindex(self) -> Mapping[str, int]:
         return self.compiled.groupindex
-
-    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> Optional[re.Match[str]]:
-        return self.compiled.search(text, pos, endpos)
 
     def __eq__(self, other: object) -> bool:  # the flags follow from the source
         return isinstance(other, Wording) and self.pattern == other.pattern
