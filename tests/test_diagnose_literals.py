@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from envcheck.diagnose.literals import required_literals
 from envcheck.tables import load_tables
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -123,9 +128,8 @@ def test_a_labels_group_number_names_its_fact() -> None:
     from envcheck.diagnose.labelled import (
         _LABELS_LOWER,
         FACTS,
-        _labels,
+        _labelled_lines,
         _labels_ignoring_case,
-        _lowered_line,
     )
 
     assert _LABELS_LOWER.groups == _labels_ignoring_case().groups == len(FACTS)
@@ -137,8 +141,115 @@ def test_a_labels_group_number_names_its_fact() -> None:
         ("torch 2.1.0", "torch.version"),
         ("Driver Version: 535.54", "nvidia.driver_version"),
     ):
-        (match,) = _labels(line, *_lowered_line(line))
-        assert FACTS[int(match.lastindex or 0) - 1].key == key, line
+        ((_, _, _, ((index, _, _),)),) = _labelled_lines(line)
+        assert FACTS[index].key == key, line
+
+
+def _accepts_line_break(items: object) -> bool:
+    """Whether some part of a parsed pattern (the engine's own parser's items) may take a
+    line break: a class, a negated character, any character under re.S."""
+    from envcheck.diagnose.scanning import _sre
+
+    nl = ord("\n")
+    for op, av in items:  # type: ignore[attr-defined]
+        if op is _sre.NOT_LITERAL and av != nl:
+            return True
+        if op is _sre.ANY:
+            return True  # the labels are compiled without re.S: no alias uses "."
+        if op is _sre.IN:
+            probe = re.compile(_class_source(av))
+            if probe.match("\n"):
+                return True
+        for inner in _bodies(op, av):
+            if _accepts_line_break(inner):
+                return True
+    return False
+
+
+def _bodies(op: object, av: object) -> list:  # type: ignore[type-arg]
+    from envcheck.diagnose.scanning import _sre
+
+    if op is _sre.SUBPATTERN:
+        return [av[3]]  # type: ignore[index]
+    if op is _sre.BRANCH:
+        return list(av[1])  # type: ignore[index]
+    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
+        return [av[2]]  # type: ignore[index]
+    if op in (_sre.ASSERT, _sre.ASSERT_NOT):
+        return [av[1]]  # type: ignore[index]
+    return []
+
+
+def _class_source(items: object) -> str:
+    """A parsed class written back as a pattern, to ask the engine what it takes."""
+    from envcheck.diagnose.scanning import _sre
+
+    parts, negate = [], ""
+    categories = {
+        _sre.CATEGORY_SPACE: r"\s",
+        _sre.CATEGORY_NOT_SPACE: r"\S",
+        _sre.CATEGORY_DIGIT: r"\d",
+        _sre.CATEGORY_NOT_DIGIT: r"\D",
+        _sre.CATEGORY_WORD: r"\w",
+        _sre.CATEGORY_NOT_WORD: r"\W",
+    }
+    for op, av in items:  # type: ignore[attr-defined]
+        if op is _sre.NEGATE:
+            negate = "^"
+        elif op is _sre.LITERAL:
+            parts.append(re.escape(chr(av)))
+        elif op is _sre.RANGE:
+            parts.append(f"{re.escape(chr(av[0]))}-{re.escape(chr(av[1]))}")
+        else:
+            parts.append(categories[av])
+    return f"[{negate}{''.join(parts)}]"
+
+
+def test_no_label_reads_past_its_line() -> None:
+    """labelled._labelled_lines searches the lines joined by line breaks: the labels of a
+    line are the same as a search of that line alone only when no alias takes one."""
+    from envcheck.diagnose.labelled import FACTS
+    from envcheck.diagnose.scanning import _sre
+
+    assert _accepts_line_break(_sre.parse(r"a\s?b")) and _accepts_line_break(_sre.parse("[^)]"))
+    assert not _accepts_line_break(_sre.parse(r"a[^\S\n]?b(?: \([^)\n]{0,4}\))?\w"))
+    for fact in FACTS:
+        assert not _accepts_line_break(_sre.parse(fact.aliases)), fact.key
+
+
+def test_the_labels_of_joined_lines_are_each_lines_own() -> None:
+    """The labels _labelled_lines finds in the lines joined are those the pattern finds in
+    each plain line alone, preceded by a line break (the start of a line leads a label)."""
+    import random
+
+    from envcheck.diagnose.labelled import (
+        _LABELS_LOWER,
+        _labelled_lines,
+        _labels_ignoring_case,
+        _plain,
+    )
+
+    words = ["Python", "torch", "PyTorch version", "CUDA", "driver", "GPU", "os", "OS:", "İ",
+             "\u0131", "**", "`", "| x |", "==", "2.1.0", "3.11", "535.54", " ", ": ", "\t",
+             "- ", "### ", "nvidia driver version", "x", "py ver", "how you installed pytorch (",
+             ")", "\n", "  File \"", "显卡", "_"]  # fmt: skip
+    rng = random.Random(7)
+    for _ in range(400):
+        text = "".join(rng.choice(words) for _ in range(rng.randrange(1, 40)))
+        lines = text.split("\n")
+        got = {number: labels for number, _, _, labels in _labelled_lines(text)}
+        for number, line in enumerate(lines):
+            if number not in got:
+                continue
+            plain = "\n" + _plain(line)
+            low = plain.lower()
+            moved = len(low) != len(plain) or "\u0131" in text or "\u017f" in text
+            pattern = _labels_ignoring_case() if moved or "İ" in text else _LABELS_LOWER
+            want = [
+                (int(m.lastindex or 0) - 1, m.start(), m.end() - 1)
+                for m in pattern.finditer(plain if pattern is not _LABELS_LOWER else low)
+            ]
+            assert got[number] == want, (text, line)
 
 
 def test_the_labels_are_tried_only_where_an_alias_may_start() -> None:
@@ -349,3 +460,45 @@ def test_a_diagnosis_keeps_no_form_of_the_text_it_read() -> None:
     diagnose_text(text, load_tables())
     for derived in (reading.clean, reading.lowered, reading.same_places_lowered, reading._lines):
         assert derived.cache_info().currsize == 0, derived
+
+
+def test_the_answers_worked_out_ahead_are_the_questions_answers() -> None:
+    """envcheck/diagnose/pattern_answers.json holds, for every catalogue wording and every
+    pattern of a diagnose module, what each question asked ahead answers now: a changed
+    wording, pattern or question fails here until tools/pattern_answers.py writes it again."""
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "pattern_answers.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_question_answered_ahead_is_read_not_worked_out(monkeypatch, tmp_path) -> None:
+    """A pattern in the file is answered from it (its parse never made); one that is not
+    (a wording of a catalogue given with --tables) is worked out; with the file missing or
+    broken, every pattern is worked out, with the same answers."""
+    from envcheck.diagnose import literals, scanning
+
+    wording = next(w.compiled for r in load_tables().messages for w in r.patterns)
+    other = re.compile(r"(?<![\w-])nvidia-smi: not found in [a-z]{1,9}")
+    asked: list = []
+    for name, question in literals.AHEAD.items():
+        monkeypatch.setattr(question, "answers", {})
+        work = question.question
+        monkeypatch.setattr(
+            question, "question", lambda p, w=work, n=name: asked.append((n, p.pattern)) or w(p)
+        )
+    stored = {n: q(wording) for n, q in literals.AHEAD.items()}
+    assert not asked  # all of them read
+    assert scanning.leading_literals(other) == scanning._leading(other) is not None
+    assert asked == [("leading_literals", other.pattern)]
+    for broken in ("", "{not json", "[1, 2]"):
+        (tmp_path / "answers.json").write_text(broken)
+        monkeypatch.setattr(literals, "ANSWERS", tmp_path / "answers.json")
+        literals._stored.cache_clear()
+        for name, question in literals.AHEAD.items():
+            question.answers.clear()
+            assert question(wording) == stored[name], (broken, name)
+    literals._stored.cache_clear()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from envcheck.diagnose import diagnose_text, read_text
-from envcheck.diagnose.labelled import gpu_name
+from envcheck.diagnose.gpu_names import gpu_name
 from envcheck.tables import load_tables
 
 TABLES = load_tables()

@@ -70,6 +70,7 @@ def has_every_package_and_its_data(wheel: Path) -> None:
     tables = {Path(n).name for n in names if n.startswith("envcheck/compat_tables/")}
     assert {p.name for p in (ROOT / "compat_tables").glob("*.json")} <= tables
     assert "envcheck/py.typed" in names
+    assert "envcheck/diagnose/pattern_answers.json" in names  # else every run parses patterns
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry).decode()
     assert "[pytest11]" in text and "envcheck.pytest_plugin" in text

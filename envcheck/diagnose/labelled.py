@@ -21,6 +21,7 @@ import re
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .._record import record
+from .gpu_names import gpu_name
 from .into_facts import NAMES, compatible, os_family, put
 from .reading import Reading, lines_matching, lines_of, lowered
 from .scanning import prefixes
@@ -63,7 +64,7 @@ FACTS: Tuple[Fact, ...] = (
     Fact(
         "python.version",
         r"python(?:[ _](?:full[ _])?versions?| env(?:ironment)?| venv)?|python_full_version"
-        r"|py(?:thon)?\s?ver(?:sion)?|sys\.version|platform\.python_version\(\)",
+        r"|py(?:thon)?[^\S\n]?ver(?:sion)?|sys\.version|platform\.python_version\(\)",
         r"\(?(?:python\s?)?(3\.\d{1,2}(?:\.\d{1,2}(?:rc\d|a\d|b\d)?)?|2\.7(?:\.\d{1,2})?)(?!\d|\.\d)",
     ),
     # before torch.version: "PyTorch has CUDA version 10.1" is torch's CUDA, and the
@@ -82,7 +83,7 @@ FACTS: Tuple[Fact, ...] = (
     ),
     Fact(
         "torch.version",
-        r"(?:py)?torch(?:[ _]version)?|torch\.__version__|pytorch\s?ver(?:sion)?",
+        r"(?:py)?torch(?:[ _]version)?|torch\.__version__|pytorch[^\S\n]?ver(?:sion)?",
         r"(?:torch\s?|pytorch\s?)?" + _TORCH_V + r"(?!\d|\.\d)",
     ),
     Fact(
@@ -112,7 +113,7 @@ FACTS: Tuple[Fact, ...] = (
     ),
     Fact(  # "CUDA/cuDNN version: 10.0.130 / 7.3.1"
         "cudnn",
-        r"cuda\s?/\s?cudnn(?: versions?)?",
+        r"cuda[^\S\n]?/[^\S\n]?cudnn(?: versions?)?",
         r"v?\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\s?/\s?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?!\d|\.\d)",
     ),
     Fact(
@@ -143,8 +144,8 @@ FACTS: Tuple[Fact, ...] = (
     Fact(
         "package_manager",
         r"(?:install(?:ed)?(?: only| just| all)? (?:via|with|using|by|through)|installed"
-        r"|package manager|installer|how you installed pytorch(?: \([^)]{0,40}\))?"
-        r"|how (?:you|did you) (?:tried to )?install(?:ed)?(?: [\w ]{1,60}?)? \([^)]{0,40}\))",
+        r"|package manager|installer|how you installed pytorch(?: \([^)\n]{0,40}\))?"
+        r"|how (?:you|did you) (?:tried to )?install(?:ed)?(?: [\w ]{1,60}?)? \([^)\n]{0,40}\))",
         r"(?:via |with |using |by )?(pip|uv|(?:ana|mini)?conda|mamba|micromamba|poetry|pipenv|pdm)\b",
     ),
 )
@@ -181,12 +182,17 @@ _LABEL_START = (
     if _STARTS and all(start[0].isalpha() for start in _STARTS)
     else r"[a-z\u663e]"
 )
+# A label starts a word (显卡 included): after a character no word goes on from, which the
+# pattern takes too. Starting with that class, the engine skips to the few characters that
+# may stand before a label; a lookbehind first has it try every character (a fifth slower).
+# No alias reads past a line's end: the lines are searched joined (_labelled_lines).
+_LABEL_LEAD = r"[^\w./=<>~!-]"
 _LABELS_SOURCE = (
-    rf"(?<![\w./=<>~!-])(?={_LABEL_START})(?:"  # a label starts a word (显卡 included)
+    rf"{_LABEL_LEAD}(?={_LABEL_START})(?:"
     + "|".join(f"(?P<f{i}>{fact.aliases})" for i, fact in enumerate(FACTS))
     + r")(?:(?![\w-]|\.[A-Za-z_])|(?<=python)(?=[23]\.\d))"  # "python3.7" too
 )
-# the labels in a lower-cased line, case kept: the engine ignoring case is the slower by half
+# the labels in lower-cased lines, case kept: the engine ignoring case is the slower by half
 # (every alias is written in lower case, as tests/test_diagnose_literals.py checks)
 _LABELS_LOWER = re.compile(_LABELS_SOURCE)
 _VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
@@ -269,11 +275,8 @@ def read_labelled(text: str, reading: Reading) -> None:
     """Every labelled fact of the text, into the reading where no other reader put one."""
     found: Dict[str, List[Found]] = {}
     raw = lines_of(text)
-    for number in _worded_lines(text):
-        line = raw[number]
-        if len(line) >= LONGEST or _SKIP.match(line):
-            continue  # a line too long, a traceback's file line, pip's removals
-        for key, value, label in _facts_in(_plain(line), raw, number):
+    for number, line, low, labels in _labelled_lines(text):
+        for key, value, label in _facts_in(line, low, labels, raw, number):
             kept = found.setdefault(key, [])
             if len(kept) < MAX_FINDS:
                 kept.append(Found(value, label, number))
@@ -287,6 +290,38 @@ def read_labelled(text: str, reading: Reading) -> None:
             reading.where.setdefault(_where_key(key), f"{WHERE} ({finds[0].label!r})")
     if taken and WHERE not in reading.pieces:
         reading.pieces.append(WHERE)
+
+
+Label = Tuple[int, int, int]  # the fact's index in FACTS, where its label starts and ends
+
+
+def _labelled_lines(text: str) -> Iterator[Tuple[int, str, Optional[str], List[Label]]]:
+    """Each line with a label: its number, the line made plain (``_plain``), that line in
+    lower case (None where lowering would move a letter, see ``_lowered``), and its labels.
+
+    The lines that may hold one (a word of _WORDS, shorter than LONGEST, not a traceback's
+    or pip's removal line) are made plain and joined, and the engine finds the labels of
+    all of them in one pass: a search of each line costs a third more, in Python's calls."""
+    raw = lines_of(text)
+    numbers = [n for n in _worded_lines(text) if len(raw[n]) < LONGEST and not _SKIP.match(raw[n])]
+    plain = "\n" + "\n".join([_plain(raw[n]) for n in numbers])  # each line after its lead
+    low = _lowered(plain)
+    labels = _LABELS_LOWER.finditer(low) if low else _labels_ignoring_case().finditer(plain)
+    index, start, end = -1, 0, 0  # the line numbers[index] spans plain[start:end]
+    held: List[Label] = []
+    for match in labels:
+        at = match.start() + 1  # the label, after the character before it
+        if at > end:  # a later line
+            if held:
+                yield numbers[index], plain[start:end], low[start:end] if low else None, held
+                held = []
+            index += plain.count("\n", end, at)
+            start = plain.rfind("\n", 0, at) + 1
+            end = plain.find("\n", at)
+            end = len(plain) if end == -1 else end
+        held.append((int(match.lastindex or 0) - 1, at - start, match.end() - start))
+    if held:
+        yield numbers[index], plain[start:end], low[start:end] if low else None, held
 
 
 def _worded_lines(text: str) -> Iterator[int]:
@@ -316,27 +351,25 @@ def _next_value_line(lines: Sequence[str], number: int) -> Optional[str]:
     return None
 
 
-def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, str, str]]:
+def _facts_in(
+    line: str, low: Optional[str], labels: Sequence[Label], lines: Sequence[str], number: int
+) -> List[Tuple[str, str, str]]:
     """(fact key, value, label) for each label of line ``number`` of the lines (``line``, made
-    plain) with a value after it, or (when the label ends the line) on the line below."""
+    plain; ``low``, it lowered, or None) with a value after it, or (when the label ends the
+    line) on the line below."""
     out = []
     pins = "==" in line  # what an exact pin holds: most lines have none to look for
-    low, in_place = _lowered_line(line)
     # the words _NOT_THIS starts with: most lines have none, and need no search for it
-    others = not in_place or "which" in low or "that" in low or "if " in low
-    for match in _labels(line, low, in_place):
-        index = int(match.lastindex or 0) - 1  # the one fact group that matched (group i + 1)
-        end = match.end()
+    others = low is None or "which" in low or "that" in low or "if " in low
+    for index, start, end in labels:
         pin = _EXACT_PIN.match(line, end) if pins else None
         value = _VALUES[index].match(line, pin.end() if pin else end)
         if value is None and line[end:].strip(" :)\"'`*=|.?"):
             continue  # words after the label, and no value: most labels end here, so first
-        fact, label = FACTS[index], line[match.start() : end]
-        if others and _NOT_THIS.search(line, max(0, match.start() - 60), match.start()):
+        fact, label = FACTS[index], line[start:end]
+        if others and _NOT_THIS.search(line, max(0, start - 60), start):
             continue  # "the torch which works for flash_attn is ...": not the label's value
-        if _REQUIREMENT.match(line, end) and not (
-            pin and _INSTALLED_PIN.search(line, 0, match.start())
-        ):
+        if _REQUIREMENT.match(line, end) and not (pin and _INSTALLED_PIN.search(line, 0, start)):
             continue  # torch==2.1.0: asked for, not installed
         if value is None:  # the label ends the line: its value may stand on the next
             under = _next_value_line(lines, number)
@@ -354,20 +387,12 @@ def _facts_in(line: str, lines: Sequence[str], number: int) -> List[Tuple[str, s
     return out
 
 
-def _lowered_line(line: str) -> Tuple[str, bool]:
-    """The line lower-cased, and whether each character of that copy stands in its place: no
+def _lowered(text: str) -> Optional[str]:
+    """The text lower-cased, where each character of that copy stands in its place: no
     dotted capital I moved the rest, and lowering made every letter a pattern ignoring case
-    takes for an ASCII one that letter (no dotless i or long s)."""
-    low = line.lower()
-    return low, len(low) == len(line) and "\u0131" not in line and "\u017f" not in line
-
-
-def _labels(line: str, low: str, in_place: bool) -> Iterator[re.Match[str]]:
-    """The labels of the line: found in its lower-cased copy ``low`` when each character
-    stands in its place there (``_lowered_line``), else by the pattern ignoring case."""
-    if in_place:
-        return _LABELS_LOWER.finditer(low)
-    return _labels_ignoring_case().finditer(line)
+    takes for an ASCII one that letter (no dotless i or long s); else None."""
+    low = text.lower()
+    return low if len(low) == len(text) and "\u0131" not in text and "\u017f" not in text else None
 
 
 @functools.cache
@@ -447,36 +472,6 @@ def _normal(key: str, raw: str) -> Optional[str]:
     if key == "system.machine":
         return {"x86-64": "x86_64", "x64": "x86_64", "amd64": "AMD64"}.get(raw.lower(), raw)
     return raw or None
-
-
-_GPU = re.compile(
-    r"^(?:(?P<count>\d{1,2})\s?x\s?)?(?P<name>(?:nvidia |amd )?(?:geforce |quadro |tesla |radeon )?"
-    r"(?:(?:rtx|gtx)(?=\s?\d)|titan|quadro|tesla|a\d{1,3}|h\d{2,3}|l\d{1,2}s?|v100|p100|p40|t4|k80"
-    r"|b200|gb200|gh200|rx|mi\d{2,3}|instinct|radeon|(?<=geforce )\d{3}mx)(?:\b|(?=\d))[\w -]{0,40})$",
-    re.IGNORECASE,
-)
-
-
-def gpu_name(raw: str) -> Optional[str]:
-    """A GPU model as NVML names it, from the way people write it ("RTX 3090", "3060ti" under
-    a GPU label, "Tesla M40"); None for words that name no GPU."""
-    raw = raw.strip()
-    bare = re.fullmatch(r"(?:nvidia\s)?(?:geforce\s)?(\d{4})\s?(ti|super)?", raw, re.IGNORECASE)
-    if bare:  # "Video card: 3060ti", "nVidia GeForce 4070TI": a GeForce's number alone
-        family = "GTX" if bare.group(1).startswith("1") else "RTX"  # GTX 1080, 1660
-        raw = f"{family} {bare.group(1)}" + (
-            f" {bare.group(2).upper().replace('TI', 'Ti')}" if bare.group(2) else ""
-        )
-    match = _GPU.match(raw)
-    if match is None:
-        return None
-    name = re.sub(r"\s+", " ", match.group("name")).strip()
-    name = re.sub(r"\s+\d{1,3}\s?gb\b.*$", "", name, flags=re.IGNORECASE)  # "RTX 2060 6Gb"
-    if re.match(r"(?:rtx|gtx) ?\d", name, re.IGNORECASE):  # a GeForce as people shorten it
-        name = "NVIDIA GeForce " + re.sub(r"^(\w{3}) ?", lambda m: m.group(1).upper() + " ", name)
-    elif re.match(r"(?:geforce|quadro|tesla|titan)\b", name, re.IGNORECASE):
-        name = "NVIDIA " + name
-    return name
 
 
 def _where_key(key: str) -> str:

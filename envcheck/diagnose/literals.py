@@ -15,8 +15,11 @@ that a quantifier follows is not part of it. A pattern with no such run of at le
 from __future__ import annotations
 
 import functools
+import json
 import re
+from pathlib import Path
 from typing import (
+    Any,
     Callable,
     Dict,
     Generic,
@@ -51,12 +54,22 @@ T = TypeVar("T")
 class PerPattern(Generic[S, T]):
     """A question about a pattern, answered once for each source and flags and remembered
     (as the patterns are, for the life of the process): the answers of ``question`` by
-    ``key``, in ``answers``."""
+    ``key``, in ``answers``.
 
-    def __init__(self, question: Callable[[S], T]) -> None:
+    A question made with ``@answered_ahead`` is also answered ahead, when envcheck is built,
+    for the catalogue's wordings and the readers' patterns (tools/pattern_answers.py writes
+    ANSWERS, and a test fails when one differs from what the question answers now): a run
+    reads those answers instead of parsing each pattern, about 30 ms of a first read of a
+    long paste. A pattern that is not there (a catalogue from ``--tables``) is answered as
+    it is asked."""
+
+    def __init__(self, question: Callable[[S], T], ahead: bool = False) -> None:
         self.question = question
         self.answers: Dict[str, T] = {}
+        self.name = question.__name__
         functools.update_wrapper(self, question)
+        if ahead:
+            AHEAD[self.name] = self
 
     @staticmethod
     def key(pattern: Source) -> str:
@@ -65,11 +78,40 @@ class PerPattern(Generic[S, T]):
     def __call__(self, pattern: S) -> T:
         key = self.key(pattern)
         if key not in self.answers:
-            self.answers[key] = self.question(pattern)
+            stored = _stored().get(key, {}) if self.name in AHEAD else {}
+            if self.name in stored:
+                self.answers[key] = _tuples(stored[self.name])
+            else:
+                self.answers[key] = self.question(pattern)
         return self.answers[key]
 
 
-@PerPattern
+ANSWERS = Path(__file__).with_name("pattern_answers.json")
+AHEAD: Dict[str, PerPattern[Any, Any]] = {}  # the questions answered ahead, by name
+
+
+def answered_ahead(question: Callable[[S], T]) -> PerPattern[S, T]:
+    """``PerPattern(question)``, its answers also worked out ahead (ANSWERS)."""
+    return PerPattern(question, ahead=True)
+
+
+@functools.cache
+def _stored() -> Dict[str, Dict[str, Any]]:
+    """The answers worked out ahead (ANSWERS), by pattern key and question; none when the
+    file is missing or unreadable (each question is then answered as it is asked)."""
+    try:
+        answers = json.loads(ANSWERS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return answers if isinstance(answers, dict) else {}
+
+
+def _tuples(answer: Any) -> Any:
+    """An answer as the question gives it: JSON's lists are tuples."""
+    return tuple(answer) if isinstance(answer, list) else answer
+
+
+@answered_ahead
 def required_literals(pattern: Source) -> Optional[Tuple[str, ...]]:
     """Literals one of which every match contains (one per top-level alternative; lower
     case when the pattern ignores case), or None when some alternative has none."""

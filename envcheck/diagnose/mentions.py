@@ -16,8 +16,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..facts import GpuFacts, PackageFacts
 from .dumps import platform_list
+from .gpu_names import gpu_name
 from .into_facts import put
-from .labelled import gpu_name
 from .reading import Reading, lines_of, lowered
 from .scanning import first, scan
 

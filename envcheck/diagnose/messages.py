@@ -14,7 +14,7 @@ from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
 from . import tailored
-from .literals import PerPattern, Source, required_literals
+from .literals import Source, answered_ahead, required_literals
 from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
 from .scanning import search
 
@@ -141,7 +141,7 @@ _LINE_SYNTAX = re.compile(r"\\[ntr]|(?<!\[)\^|(?<!\\)\$|  |\\s\{[2-9]|\\s\\s| \{
 _CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")
 
 
-@PerPattern
+@answered_ahead
 def _needs_lines(pattern: Source) -> bool:
     """Whether the wording names line structure, which the flat text has lost."""
     # a class such as [^\n] matches in the flat text whatever it matched in the text

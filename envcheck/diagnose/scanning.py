@@ -23,7 +23,7 @@ import re
 import sys
 from typing import Any, Iterator, List, Optional, Set, Tuple
 
-from .literals import PerPattern, required_literals
+from .literals import PerPattern, answered_ahead, required_literals
 from .reading import same_places_lowered
 
 MIN_START = 2  # shorter leading literals stand nearly everywhere: the engine's scan is as fast
@@ -52,7 +52,7 @@ def _parsed(pattern: re.Pattern[str]) -> Any:
         return None
 
 
-@PerPattern
+@answered_ahead
 def leading_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     """Literals one of which every match of the pattern starts with (lower case when it
     ignores case), or None when some match may start otherwise, or when the engine finds
@@ -223,7 +223,7 @@ def search(pattern: re.Pattern[str], text: str) -> Optional[re.Match[str]]:
     return next(_stretches(pattern, text, len(text)), None)
 
 
-@PerPattern
+@answered_ahead
 def _at_line_starts(pattern: re.Pattern[str]) -> bool:
     """Whether every match starts at a line start (a pattern that starts with ``^``; in
     multi-line mode the engine tries it at every character all the same)."""
@@ -243,7 +243,7 @@ def _fewer_inside(pattern: re.Pattern[str], starts: int) -> bool:
 MIN_INNER = 4  # a part's leading literals shorter than this stand nearly everywhere
 
 
-@PerPattern
+@answered_ahead
 def inner_literals(pattern: re.Pattern[str]) -> Optional[Tuple[str, ...]]:
     """Literals one of which every match holds (lower case when some part ignores case):
     the leading literals of a part of the pattern's top level, which every match passes
@@ -340,7 +340,7 @@ def _stretches(pattern: re.Pattern[str], text: str, end: int) -> Iterator[re.Mat
                 tried = at + 1
 
 
-@PerPattern
+@answered_ahead
 def _reach(pattern: re.Pattern[str]) -> Optional[Tuple[int, int]]:
     """The longest match of the pattern, and how far past its start the engine may read
     (the match, what each lookahead reads, and one more character for $ or \\b); None when
