@@ -3,6 +3,7 @@ match: every example of every wording contains one of its required literals."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import subprocess
@@ -478,7 +479,8 @@ def test_the_answers_worked_out_ahead_are_the_questions_answers() -> None:
 def test_a_question_answered_ahead_is_read_not_worked_out(monkeypatch, tmp_path) -> None:
     """A pattern in the file is answered from it (its parse never made); one that is not
     (a wording of a catalogue given with --tables) is worked out; with the file missing or
-    broken, every pattern is worked out, with the same answers."""
+    broken, or the pattern's entry not one, every pattern is worked out, with the same
+    answers. A wording shares its compiled pattern's key (the flags as a number)."""
     from envcheck.diagnose import literals, scanning
 
     wording = next(w.compiled for r in load_tables().messages for w in r.patterns)
@@ -490,11 +492,14 @@ def test_a_question_answered_ahead_is_read_not_worked_out(monkeypatch, tmp_path)
         monkeypatch.setattr(
             question, "question", lambda p, w=work, n=name: asked.append((n, p.pattern)) or w(p)
         )
+    source = next(w for r in load_tables().messages for w in r.patterns)
+    assert literals.PerPattern.key(source) == literals.PerPattern.key(wording)
     stored = {n: q(wording) for n, q in literals.AHEAD.items()}
     assert not asked  # all of them read
     assert scanning.leading_literals(other) == scanning._leading(other) is not None
     assert asked == [("leading_literals", other.pattern)]
-    for broken in ("", "{not json", "[1, 2]"):
+    key = json.dumps(literals.PerPattern.key(wording))
+    for broken in ("", "{not json", "[1, 2]", f"{{{key}: 5}}", f"{{{key}: {{}}}}"):
         (tmp_path / "answers.json").write_text(broken)
         monkeypatch.setattr(literals, "ANSWERS", tmp_path / "answers.json")
         literals._stored.cache_clear()

@@ -73,13 +73,15 @@ class PerPattern(Generic[S, T]):
 
     @staticmethod
     def key(pattern: Source) -> str:
-        return f"{pattern.flags}:{pattern.pattern}"
+        """The flags as a number (a wording's RegexFlag prints by name) and the source: a
+        wording and its compiled pattern share one key, as they share every answer."""
+        return f"{int(pattern.flags)}:{pattern.pattern}"
 
     def __call__(self, pattern: S) -> T:
         key = self.key(pattern)
         if key not in self.answers:
-            stored = _stored().get(key, {}) if self.name in AHEAD else {}
-            if self.name in stored:
+            stored = _stored().get(key) if self.name in AHEAD else None
+            if isinstance(stored, dict) and self.name in stored:
                 self.answers[key] = _tuples(stored[self.name])
             else:
                 self.answers[key] = self.question(pattern)
