@@ -507,3 +507,35 @@ def test_a_question_answered_ahead_is_read_not_worked_out(monkeypatch, tmp_path)
             question.answers.clear()
             assert question(wording) == stored[name], (broken, name)
     literals._stored.cache_clear()
+
+
+def test_a_readers_pattern_is_compiled_on_first_use_and_answers_as_compiled() -> None:
+    """diagnose's readers compile their patterns on first use (lazy_patterns.py): importing
+    them compiles none, and a pattern then answers every question as re.compile's does, its
+    methods held as its own once compiled (no lookup through __getattr__ on a hot path)."""
+    from envcheck.diagnose.lazy_patterns import LazyPattern, compile_on_use
+
+    code = (
+        "import gc, envcheck.diagnose\n"
+        "from envcheck.diagnose.lazy_patterns import LazyPattern\n"
+        "made = [o for o in gc.get_objects() if isinstance(o, LazyPattern)]\n"
+        "print(len(made), sum(o._compiled is not None for o in made))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    made, compiled = map(int, run.stdout.split())
+    assert made >= 100 and compiled == 0, run.stdout + run.stderr
+    source, flags = r"(?P<name>torch|python)\s*(\d+\.\d+)", re.IGNORECASE
+    lazy, eager = compile_on_use(source, flags), re.compile(source, flags)
+    assert isinstance(lazy, LazyPattern) and lazy.pattern == source
+    assert "match" not in vars(lazy)  # nothing compiled yet
+    text = "Torch 2.1 and python 3.11; TORCH  1.13"
+    assert lazy.search(text).span() == eager.search(text).span()  # type: ignore[union-attr]
+    assert "match" in vars(lazy) and "finditer" in vars(lazy)
+    assert [m.groups() for m in lazy.finditer(text)] == [m.groups() for m in eager.finditer(text)]
+    assert lazy.sub("x", text) == eager.sub("x", text)
+    assert (lazy.flags, lazy.groups, dict(lazy.groupindex)) == (
+        eager.flags,
+        eager.groups,
+        dict(eager.groupindex),
+    )
+    assert lazy.scanner(text).search().span() == eager.scanner(text).search().span()

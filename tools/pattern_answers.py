@@ -22,12 +22,13 @@ import pkgutil
 import re
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import envcheck.diagnose
 from envcheck.diagnose import literals
+from envcheck.diagnose.lazy_patterns import LazyPattern
 from envcheck.tables import load_tables
 
 # scanning's questions read a compiled pattern; the rest read any source and its flags
@@ -35,8 +36,8 @@ COMPILED_ONLY = {"leading_literals", "inner_literals", "_reach", "_at_line_start
 
 
 def module_patterns() -> Iterator[re.Pattern[str]]:
-    """Every compiled str pattern a diagnose module holds, alone or inside its tuples, lists
-    and dicts (labelled's values, mentions' signs)."""
+    """Every str pattern a diagnose module holds (compiled, or to be compiled on first use),
+    alone or inside its tuples, lists and dicts (labelled's values, mentions' signs)."""
     for info in pkgutil.iter_modules(envcheck.diagnose.__path__):
         module = importlib.import_module(f"envcheck.diagnose.{info.name}")
         yield from _held(list(vars(module).values()))
@@ -44,7 +45,9 @@ def module_patterns() -> Iterator[re.Pattern[str]]:
 
 def _held(values: List[Any]) -> Iterator[re.Pattern[str]]:
     for value in values:
-        if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+        if isinstance(value, LazyPattern):  # compiled here, as a reader's first use does
+            yield cast("re.Pattern[str]", value)
+        elif isinstance(value, re.Pattern) and isinstance(value.pattern, str):
             yield value
         elif isinstance(value, (tuple, list)):
             yield from _held(list(value))
@@ -64,7 +67,7 @@ def answers() -> Dict[str, Dict[str, Any]]:
     for source in sources:
         key = literals.PerPattern.key(source)
         for name, question in sorted(literals.AHEAD.items()):
-            if name in COMPILED_ONLY and not isinstance(source, re.Pattern):
+            if name in COMPILED_ONLY and not isinstance(source, (re.Pattern, LazyPattern)):
                 continue
             answer = question.question(source)  # worked out, never read from the file
             out.setdefault(key, {})[name] = list(answer) if isinstance(answer, tuple) else answer

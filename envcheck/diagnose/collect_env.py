@@ -18,9 +18,10 @@ from ..facts import (
     RuntimeStatus,
 )
 from ..probes.packages import normalise
+from .lazy_patterns import compile_on_use
 from .reading import MAX_GPUS, Reading, at_most, cuda_of_local, lines_of, value
 
-_CUDA = re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
+_CUDA = compile_on_use(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
 _KEYS = {
     "pytorch version": "torch",
     "is debug build": "debug",
@@ -39,12 +40,12 @@ _KEYS = {
     "hip runtime version": "hip_runtime",
     "is xpu available": "xpu_available",
 }
-_GPU_HEAD = re.compile(r"\s*GPU\s+(\d{1,6})\s*:")
-_PIP = re.compile(r"^\[(?:pip|pip3|uv)\]\s+([A-Za-z0-9_.-]+)\s*==\s*(\S+)")
+_GPU_HEAD = compile_on_use(r"\s*GPU\s+(\d{1,6})\s*:")
+_PIP = compile_on_use(r"^\[(?:pip|pip3|uv)\]\s+([A-Za-z0-9_.-]+)\s*==\s*(\S+)")
 _COMPANIONS = ("torchvision", "torchaudio", "triton", "pytorch-triton")
-_MODEL_NAME = re.compile(r"^Model name:\s*(.+)$")
-_CPU_FIELD = re.compile(r"^[A-Za-z0-9 ()/_.-]+:")
-_CONDA = re.compile(r"^\[conda\]\s+([A-Za-z0-9_.-]+)\s+(\S+)(?:\s+(\S+))?(?:\s+(\S+))?")
+_MODEL_NAME = compile_on_use(r"^Model name:\s*(.+)$")
+_CPU_FIELD = compile_on_use(r"^[A-Za-z0-9 ()/_.-]+:")
+_CONDA = compile_on_use(r"^\[conda\]\s+([A-Za-z0-9_.-]+)\s+(\S+)(?:\s+(\S+))?(?:\s+(\S+))?")
 
 
 def read_collect_env(text: str, reading: Reading) -> bool:

@@ -10,11 +10,12 @@ from typing import Dict, List, Tuple
 from ..facts import GpuFacts
 from ..probes.toolkit import parse_nvcc_version
 from ..values import ComputeCapability
+from .lazy_patterns import compile_on_use
 from .reading import VERSION, Reading, lowered, set_companion, set_python, set_torch
 
 # detectron2 / mmcv tables: a name, two or more spaces (or a tab), the value
-_D2_ROW = re.compile(r"^\s*([A-Za-z][\w .()/-]{0,40}?)(?:\s{2,}|\t|:\s+)(\S.{0,300})$")
-_D2_GPU = re.compile(r"^GPU\s?(\d{1,2}(?:,\d{1,2}){0,15})$")
+_D2_ROW = compile_on_use(r"^\s*([A-Za-z][\w .()/-]{0,40}?)(?:\s{2,}|\t|:\s+)(\S.{0,300})$")
+_D2_GPU = compile_on_use(r"^GPU\s?(\d{1,2}(?:,\d{1,2}){0,15})$")
 
 
 def read_detectron2_table(text: str, lines: List[str], reading: Reading) -> None:

@@ -25,6 +25,7 @@ from ..facts import GpuFacts, RuntimeStatus
 from ..values import Arch
 from .collect_env import platform_string, read_library_lines
 from .detectron2 import read_detectron2_table
+from .lazy_patterns import compile_on_use
 from .reading import (
     VERSION,
     Reading,
@@ -36,19 +37,19 @@ from .reading import (
     set_torch,
 )
 
-_BULLET = re.compile(r"^\s*[-*]\s+`?([A-Za-z][\w .()?/-]{0,60}?)`?\s*:\s*(.{0,300})$")
-_LD_PATH = re.compile(r"^\s*(?:export\s+)?LD_LIBRARY_PATH\s*=\s*(\S{1,4000})\s*$")
-_ECHO_LD_PATH = re.compile(r"^\s*\$?\s*echo \$\{?LD_LIBRARY_PATH\}?\s*$")
-_FROMVERSIONS = re.compile(r"\(from versions:?\s*([^)\n]{0,20000})\)?")
-_SITE = re.compile(
+_BULLET = compile_on_use(r"^\s*[-*]\s+`?([A-Za-z][\w .()?/-]{0,60}?)`?\s*:\s*(.{0,300})$")
+_LD_PATH = compile_on_use(r"^\s*(?:export\s+)?LD_LIBRARY_PATH\s*=\s*(\S{1,4000})\s*$")
+_ECHO_LD_PATH = compile_on_use(r"^\s*\$?\s*echo \$\{?LD_LIBRARY_PATH\}?\s*$")
+_FROMVERSIONS = compile_on_use(r"\(from versions:?\s*([^)\n]{0,20000})\)?")
+_SITE = compile_on_use(
     r"[/\\](?:lib[/\\])?python(\d)\.?(\d{1,2})[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]{0,60})"
 )
-_WIN_SITE = re.compile(
+_WIN_SITE = compile_on_use(
     r"[/\\]Python(\d)(\d{1,2})[/\\]Lib[/\\]site-packages[/\\]([A-Za-z_]\w{0,60})"
 )
 # an installer's list of the platforms that have wheels: not this machine's (mentions reads
 # the OS with these lines left out too)
-PLATFORM_LIST = re.compile(
+PLATFORM_LIST = compile_on_use(
     r"only has wheels for the following platforms|wheels with a matching platform tag"
     r"|available for `?[\w-]{1,40}`?(?: \([^)\n]{0,30}\))? on the following platforms"
     r"|is not a supported wheel on this platform"
@@ -61,11 +62,11 @@ def platform_list(line: str) -> bool:
     return "platform" in line and PLATFORM_LIST.search(line) is not None
 
 
-_MACHINE_HINT = re.compile(
+_MACHINE_HINT = compile_on_use(
     r"(?:^\s*Architecture:\s+(x86_64|aarch64)\s*$|[/(-](x86_64|aarch64)-linux-gnu\b|"
     r"[-_](x86_64|aarch64)\.whl\b|\bwin_(amd64)\b)"
 )
-_TORCH_NO_COLON = re.compile(r"^\s*PyTorch version\s+" + VERSION + r"\s*$")
+_TORCH_NO_COLON = compile_on_use(r"^\s*PyTorch version\s+" + VERSION + r"\s*$")
 TORCH_PACKAGES = ("torch", "torchvision", "torchaudio", "xformers", "triton", "flash_attn")
 
 
@@ -120,8 +121,8 @@ def _bullets(lines: List[str], reading: Reading) -> None:
                 set_companion(reading, key.split()[0], version.group(1))
 
 
-_LIGHTNING_HEAD = re.compile(r"^\s*\*\s+(CUDA|Packages|System|Lightning):\s*$")
-_LIGHTNING_ITEM = re.compile(r"^\s*-\s+(\S[^:]{0,60}?)(?::\s*(.{0,200}))?$")
+_LIGHTNING_HEAD = compile_on_use(r"^\s*\*\s+(CUDA|Packages|System|Lightning):\s*$")
+_LIGHTNING_ITEM = compile_on_use(r"^\s*-\s+(\S[^:]{0,60}?)(?::\s*(.{0,200}))?$")
 
 
 def _lightning(lines: List[str], reading: Reading) -> None:
@@ -231,7 +232,9 @@ def _pip_versions(text: str, reading: Reading) -> None:
     reading.pieces.append("pip's version list")
 
 
-_WIN32_PYTHON = re.compile(r"(?i)program files \(x86\)[/\\]python(\d)(\d{1,2})-32[/\\]python\.exe")
+_WIN32_PYTHON = compile_on_use(
+    r"(?i)program files \(x86\)[/\\]python(\d)(\d{1,2})-32[/\\]python\.exe"
+)
 
 
 def _site_packages(text: str, lines: List[str], reading: Reading) -> None:
@@ -259,7 +262,7 @@ def _site_packages(text: str, lines: List[str], reading: Reading) -> None:
             break
 
 
-_WANT_GPU = re.compile(r"If you want to use the (.{1,80}?) GPU with PyTorch, please check")
+_WANT_GPU = compile_on_use(r"If you want to use the (.{1,80}?) GPU with PyTorch, please check")
 
 
 def _arch_warning_name(text: str, lines: List[str], reading: Reading) -> None:
@@ -274,12 +277,12 @@ def _arch_warning_name(text: str, lines: List[str], reading: Reading) -> None:
 
 # A line that is nothing but a GPU model ("RTX 3080 12gb", "GPU: GeForce GTX 1080 Ti") or an
 # OS ("windows 10 home", "- OS: **MacOS**"): what reporters type in an issue template.
-_GPU_LINE = re.compile(
+_GPU_LINE = compile_on_use(
     r"^\s*(?:[-*]\s*)?(?:GPU\s*:?\s*)?\**(?:NVIDIA\s+)?(?:GeForce\s+)?((?:RTX|GTX)\s?\d{3,4}"
     r"(?:\s?Ti|\s?SUPER)?)(?:\s+\d{1,2}\s?GB)?\**\s*$",
     re.IGNORECASE,
 )
-_OS_LINE = re.compile(
+_OS_LINE = compile_on_use(
     r"^\s*(?:[-*]\s*)?(?:OS\s*:?\s*)?\**(windows ?(?:10|11)|macos|ubuntu \d{2}\.\d{2})\b[^\n]{0,20}$",
     re.IGNORECASE,
 )
@@ -317,8 +320,8 @@ def _reporter_lines(text: str, lines: List[str], reading: Reading) -> None:
         reading.pieces.append("the reporter's own lines")
 
 
-_CONFIG_CUDA = re.compile(r"^\s*- CUDA Runtime (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s*$")
-_CONFIG_ARCH = re.compile(r"^\s*- NVCC architecture flags: (.{1,2000})$")
+_CONFIG_CUDA = compile_on_use(r"^\s*- CUDA Runtime (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s*$")
+_CONFIG_ARCH = compile_on_use(r"^\s*- NVCC architecture flags: (.{1,2000})$")
 
 
 def _torch_config(text: str, lines: List[str], reading: Reading) -> None:
@@ -342,13 +345,15 @@ def _torch_config(text: str, lines: List[str], reading: Reading) -> None:
     reading.pieces.append("torch.__config__.show()")
 
 
-VERSION_WORD = re.compile(
+VERSION_WORD = compile_on_use(
     r"\b(python|torch|pytorch)\b\s*[:=]?\s*v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,20})?)",
     re.IGNORECASE,
 )
-_CPYTHON_TAG = re.compile(r"\.cpython-3(\d{1,2})m?-(?:x86_64|aarch64|i386|win_amd64)")
-_REPL_BANNER = re.compile(r"^\s*Python (3\.\d{1,2}\.\d{1,2}) \((?:default|main|tags/)")
-_YOU_HAVE_PYTHON = re.compile(r"Python\s+\d\.\d{1,2}\.\d{1,2} \(you have (\d\.\d{1,2}\.\d{1,2})\)")
+_CPYTHON_TAG = compile_on_use(r"\.cpython-3(\d{1,2})m?-(?:x86_64|aarch64|i386|win_amd64)")
+_REPL_BANNER = compile_on_use(r"^\s*Python (3\.\d{1,2}\.\d{1,2}) \((?:default|main|tags/)")
+_YOU_HAVE_PYTHON = compile_on_use(
+    r"Python\s+\d\.\d{1,2}\.\d{1,2} \(you have (\d\.\d{1,2}\.\d{1,2})\)"
+)
 
 
 def _versions_line(text: str, lines: List[str], reading: Reading) -> None:

@@ -17,40 +17,41 @@ from typing import Dict, List, Optional, Tuple
 from ..facts import PackageFacts
 from ..probes.nvidia import cuda_version_from_int
 from ..probes.toolkit import parse_nvcc_version
+from .lazy_patterns import compile_on_use
 from .reading import Reading, lines_holding, lines_of, note_conflict, set_python, set_torch
 
-_NVCC = re.compile(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
+_NVCC = compile_on_use(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")
 # a build running one toolkit's nvcc or compiling against its headers: "/usr/local/cuda-9.0/
 # bin/nvcc", "/usr/local/cuda-9.0/include/crt/host_config.h" (a library path says less)
-_TOOLKIT_PATH = re.compile(r"/usr/local/cuda-(\d{1,2}\.\d)/(?:bin/nvcc|include/)")
-_TORCH_PRINT = re.compile(
+_TOOLKIT_PATH = compile_on_use(r"/usr/local/cuda-(\d{1,2}\.\d)/(?:bin/nvcc|include/)")
+_TORCH_PRINT = compile_on_use(
     r"^\s*(\d{1,3}\.\d{1,3}\.\d{1,3}(?:\.?[a-z]+\d*)?\+(cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu))"
     r"(?:\s+(\d{1,2}\.\d{1,2}|None))?\s*$"
 )
 _PACKAGES = ("torch", "torchvision", "torchaudio", "triton", "pytorch-triton")
 # "torch==2.1.0", "torch    2.1.0+cu121" (pip list), and what reporters type: "torch: 2.3.0",
 # "- torch   2.1.2"
-_PIP_LINE = re.compile(
+_PIP_LINE = compile_on_use(
     r"^\s*(?:[-*]\s+)?(torch|torchvision|torchaudio|triton|pytorch-triton)"
     r"(?:\s*==\s*|\s*:\s*|\s{2,}|\s*(?=\d))"
     r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[a-z0-9.]+)?)\s*$"
 )
-_PYTHON_LINE = re.compile(
+_PYTHON_LINE = compile_on_use(
     r"^\s*(?:[-*]\s+)?python\s*[:=]?\s*(3\.\d{1,2}(?:\.\d{1,2})?)(?:[+\w.-]{0,10})?\s*$",
     re.IGNORECASE,
 )
-_CONDA_LINE = re.compile(
+_CONDA_LINE = compile_on_use(
     r"^\s*(pytorch|torchvision|torchaudio)\s+(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)\s+(\S+)(?:\s+(\S+))?\s*$"
 )
 # the CUDA and Python of a conda build string: "py3.11_cuda12.1_cudnn8_0" (pytorch's channel),
 # "cuda118_py312h3690e1b_301" (conda-forge's, no dot)
-_CONDA_CUDA = re.compile(r"cuda(\d{1,2}\.\d|1\d{2}(?=_|$))")
-_CONDA_PY = re.compile(r"(?:^|_)py(3\.?\d{1,2})(?=_|h[0-9a-f]|$)")
-_UNAME = re.compile(
+_CONDA_CUDA = compile_on_use(r"cuda(\d{1,2}\.\d|1\d{2}(?=_|$))")
+_CONDA_PY = compile_on_use(r"(?:^|_)py(3\.?\d{1,2})(?=_|h[0-9a-f]|$)")
+_UNAME = compile_on_use(
     r"^\s*(?:Linux version (\S+)|Linux \S+ (\S+) .*?\s(x86_64|aarch64|arm64|ppc64le|s390x)(?: \S+)?\s*$)"
 )
-_SW_VERS = re.compile(r"^\s*ProductVersion:\s*(\d+(?:\.\d+){0,2})\s*$")
-_SW_NAME = re.compile(r"^\s*ProductName:\s*(macOS|Mac OS X)\s*$")
+_SW_VERS = compile_on_use(r"^\s*ProductVersion:\s*(\d+(?:\.\d+){0,2})\s*$")
+_SW_NAME = compile_on_use(r"^\s*ProductName:\s*(macOS|Mac OS X)\s*$")
 
 
 def read_fragments(text: str, reading: Reading) -> None:
@@ -165,7 +166,7 @@ def _uname(text: str, lines: List[str], reading: Reading) -> None:
         return
 
 
-_NVRM = re.compile(
+_NVRM = compile_on_use(
     r"\bNVRM version: NVIDIA UNIX (?:Open Kernel Module for )?(x86_64|aarch64) Kernel Module\s+"
     r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"
 )
@@ -186,8 +187,8 @@ def _nvrm(lines: List[str], reading: Reading) -> None:
     reading.pieces.append("/proc/driver/nvidia/version")
 
 
-_NCCL_VERSION = re.compile(r"NCCL version (\d{1,2}\.\d{1,3}\.\d{1,3})\+cuda(\d{1,2}\.\d{1,2})")
-_NCCL_DRIVER = re.compile(r"NCCL INFO cudaDriverVersion (\d{4,6})\b")
+_NCCL_VERSION = compile_on_use(r"NCCL version (\d{1,2}\.\d{1,3}\.\d{1,3})\+cuda(\d{1,2}\.\d{1,2})")
+_NCCL_DRIVER = compile_on_use(r"NCCL INFO cudaDriverVersion (\d{4,6})\b")
 
 
 def _nccl_log(lines: List[str], reading: Reading) -> None:

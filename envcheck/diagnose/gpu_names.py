@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-_GPU = re.compile(
+from .lazy_patterns import compile_on_use
+
+_GPU = compile_on_use(
     r"^(?:(?P<count>\d{1,2})\s?x\s?)?(?P<name>(?:nvidia |amd )?(?:geforce |quadro |tesla |radeon )?"
     r"(?:(?:rtx|gtx)(?=\s?\d)|titan|quadro|tesla|a\d{1,3}|h\d{2,3}|l\d{1,2}s?|v100|p100|p40|t4|k80"
     r"|b200|gb200|gh200|rx|mi\d{2,3}|instinct|radeon|(?<=geforce )\d{3}mx)(?:\b|(?=\d))[\w -]{0,40})$",

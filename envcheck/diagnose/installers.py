@@ -9,21 +9,21 @@ to what the machine has: ``__cuda >=11.8`` is a requirement, ``__cuda==11.4=0`` 
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, List
 
 from .into_facts import put
+from .lazy_patterns import compile_on_use
 from .reading import Reading
 
 WHERE = "installer output"
 # the machine's virtual package: "__cuda==11.4=0", "__cuda=12.2=0", "__cuda-10.2-0"
-_VIRTUAL_CUDA = re.compile(r"__cuda(?:==?|-)(\d{1,2}\.\d{1,2})(?:=|-)\w{1,8}\b")
-_VIRTUAL_GLIBC = re.compile(r"__glibc(?:==?|-)(\d\.\d{1,2})(?:=|-)\w{1,8}\b")
+_VIRTUAL_CUDA = compile_on_use(r"__cuda(?:==?|-)(\d{1,2}\.\d{1,2})(?:=|-)\w{1,8}\b")
+_VIRTUAL_GLIBC = compile_on_use(r"__glibc(?:==?|-)(\d\.\d{1,2})(?:=|-)\w{1,8}\b")
 # conda's subdir after "platform :", a channel's "::" or "/", or "feature:|@/": each way in
 # starts with a letter of its own, "platform" in either case as "P" or "p" (no other letter is
 # a "p" to a pattern ignoring case), so the engine tries the pattern only where one of
 # P, p, f, : and / stands (three times faster than "(?i:platform)", tried everywhere)
-_SUBDIR = re.compile(
+_SUBDIR = compile_on_use(
     r"(?:P(?i:latform)\s*:\s*|p(?i:latform)\s*:\s*|feature:\|?@?/|::|/)"
     r"(linux-64|linux-aarch64|osx-64|osx-arm64|win-64|win-32)\b"
 )
@@ -37,7 +37,7 @@ _SUBDIR_PLATFORM = {
 }
 # a wheel pip fetched to install: pip takes only wheels for the Python it runs under, so the
 # CPython tag is that Python's ("Using cached torch-1.11.0-cp38-cp38-manylinux1_x86_64.whl")
-_PIP_WHEEL = re.compile(
+_PIP_WHEEL = compile_on_use(
     r"^\s*(?:Downloading|Using cached) \S{0,300}?-cp3(\d{1,2})-(?:cp3\d{1,2}m?|none)-[\w.]{1,120}\.whl\b"
 )
 # pip told to fetch for another machine: its wheels say nothing of this one (literals, each
@@ -46,7 +46,7 @@ _ELSEWHERE = (
     "pip download", "pip3 download", "--python-version", "--platform ", "--platform=",
     "--only-binary",
 )  # fmt: skip
-_UV_INTERPRETER = re.compile(
+_UV_INTERPRETER = compile_on_use(
     r"Using (?:CPython|Python|PyPy) (3\.\d{1,2}\.\d{1,2})(?:\S{0,20})? (?:interpreter|environment) at"
 )
 

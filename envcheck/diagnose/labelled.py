@@ -23,6 +23,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 from .._record import record
 from .gpu_names import gpu_name
 from .into_facts import NAMES, compatible, os_family, put
+from .lazy_patterns import compile_on_use
 from .reading import Reading, lines_matching, lines_of, lowered
 from .scanning import prefixes
 
@@ -194,20 +195,20 @@ _LABELS_SOURCE = (
 )
 # the labels in lower-cased lines, case kept: the engine ignoring case is the slower by half
 # (every alias is written in lower case, as tests/test_diagnose_literals.py checks)
-_LABELS_LOWER = re.compile(_LABELS_SOURCE)
-_VALUES = [re.compile(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
-# fact i's label is group i + 1 (the aliases capture nothing): match.lastindex names the fact
-assert _LABELS_LOWER.groups == len(FACTS), "a label alias captures: write its groups (?:...)"
+_LABELS_LOWER = compile_on_use(_LABELS_SOURCE)
+_VALUES = [compile_on_use(_SEP + fact.value, re.IGNORECASE) for fact in FACTS]
+# fact i's label is group i + 1 (the aliases capture nothing, as a test checks):
+# match.lastindex names the fact
 # what may stand before a value on the line after its label: IPython's Out[n], a REPL echo,
 # pip show's "Version:", a bullet
-_VALUE_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:Out\[\d{1,4}\]:\s*|version\s*:\s*)?", re.I)
-_MARKUP = re.compile(r"\*\*|__|`|^\s*(?:[-*+]\s+|#{1,6}\s+|>{1,3}\s*|In \[\d{1,4}\]:\s*)")
+_VALUE_LINE = compile_on_use(r"^\s*(?:[-*]\s+)?(?:Out\[\d{1,4}\]:\s*|version\s*:\s*)?", re.I)
+_MARKUP = compile_on_use(r"\*\*|__|`|^\s*(?:[-*+]\s+|#{1,6}\s+|>{1,3}\s*|In \[\d{1,4}\]:\s*)")
 # what a line with markup holds: one of _MARKUP's marks, or what its first mark after the
 # white space starts with (the engine tries _MARKUP at every character: a line without these,
 # most lines, needs no search)
 _MARKUP_LEADS = ("-", "+", "#", ">", "I")
-_TABLE_ROW = re.compile(r"^\s*\|([^|]{1,80})\|([^|]{1,120})\|\s*$")
-_YOU_HAVE = re.compile(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
+_TABLE_ROW = compile_on_use(r"^\s*\|([^|]{1,80})\|([^|]{1,120})\|\s*$")
+_YOU_HAVE = compile_on_use(r"[^()\n]{0,60}\(you have ([^)\n]{1,40})\)")
 # a word every label has: a line with none of them holds no label (a cheap test before the
 # labels' pattern, which is the reader's cost). Every word starts with its first letter, not
 # an assertion ("os" as a word is os\b(?<!\wos), not \bos\b): the engine then skips to a
@@ -220,26 +221,26 @@ _LABEL_WORDS = (
 )  # fmt: skip
 
 
-_WORDS = re.compile(_by_first_letter(_LABEL_WORDS))
+_WORDS = compile_on_use(_by_first_letter(_LABEL_WORDS))
 # lines that hold no label: a traceback's "File" line, pip's removals (what it takes away is
 # not what is installed); and lines too long to be a label and its value
-_SKIP = re.compile(
+_SKIP = compile_on_use(
     r"\s*(?:File \"|Found existing installation|Uninstalling|Successfully uninstalled)"
 )
 LONGEST = 400  # characters: a longer line holds no label and its value
-_REQUIREMENT = re.compile(r"\s{0,2}(?:[=<>~!]=|[<>])")
+_REQUIREMENT = compile_on_use(r"\s{0,2}(?:[=<>~!]=|[<>])")
 # "I have installed ... torch==2.1.1+cu118", "the version torch==2.4.0": a pin the reporter
 # says is installed (a command's "pip install torch==2.1.1" is only asked for)
-_INSTALLED_PIN = re.compile(
+_INSTALLED_PIN = compile_on_use(
     r"(?:\b(?:I|I've|we|have|had)\b[^.;\n]{0,40}\b(?:re)?installed\b(?:[^.;\n]|\.\w){0,80}"
     r"|\b(?:the|my) versions?(?: is| are)?:?\s{0,2})$",
     re.I,
 )
-_EXACT_PIN = re.compile(r"\s{0,2}==\s{0,2}")
+_EXACT_PIN = compile_on_use(r"\s{0,2}==\s{0,2}")
 # what stands before a label whose value is not this machine's: "the torch which works for
 # flash_attn is 2.6.0" (the value is the subject's), "if I go back to python 3.10" (another
 # setup, not this one)
-_NOT_THIS = re.compile(
+_NOT_THIS = compile_on_use(
     r"(?:\b(?:which|that)\s(?:only\s)?(?:works?|worked|is compatible|is built|was built)"
     r"\s(?:for|with)\b[^.,;\n]{0,20}"
     r"|\bif (?:I|you|we)\s(?:go back to|switch(?: back)? to|downgrade to|upgrade to|use|try)\s)$",
@@ -247,13 +248,13 @@ _NOT_THIS = re.compile(
 )
 # a value replaced in the same sentence: "Python 3.8 is on a legacy build cycle, so I just
 # installed 3.11" (the later one is what the machine has)
-_REPLACED = re.compile(
+_REPLACED = compile_on_use(
     r"[^.;\n]{0,60}?\b(?:so|and|then)\s(?:I\s)?(?:just\s|then\s)?"
     r"(?:installed|switched to|upgraded to|downgraded to|moved to)\s",
     re.I,
 )
 # a second manager named with the first ("installed with pip and one with conda")
-_ALSO = re.compile(
+_ALSO = compile_on_use(
     r"[^.;\n]{0,25}?\b(?:and|or)\b[^.;\n]{0,12}?\b(pip|uv|conda|mamba|poetry)\b", re.I
 )
 

@@ -32,6 +32,8 @@ from typing import (
     TypeVar,
 )
 
+from .lazy_patterns import compile_on_use
+
 MIN_LITERAL = 5
 _ESCAPED_PLAIN = set(".^$*+?{}[]()|\\/-'\"` :,=<>!@#%&~")
 
@@ -127,7 +129,7 @@ def required_literals(pattern: Source) -> Optional[Tuple[str, ...]]:
     return tuple(found) or None
 
 
-_LINE_FLAGS = re.compile(r"\(\?[ms]+\)")
+_LINE_FLAGS = compile_on_use(r"\(\?[ms]+\)")
 
 
 def _unwrapped(source: str) -> str:
@@ -154,7 +156,7 @@ class _Token(NamedTuple):
 
 # The pattern's tokens, each run of plain characters one token (read by the engine, not a
 # loop over characters in Python: the catalogue's sources are read once a run, 30 ms that way)
-_TOKEN = re.compile(
+_TOKEN = compile_on_use(
     r"(?P<plain>[^\\\[\](){}|*+?.^$]+)"
     r"|\\(?P<escaped>.)"
     r"|(?P<cls>\[\^?\]?(?:\\.|[^\]\\])*\]?)"  # a class, read whole: its | or ( is no syntax

@@ -18,12 +18,13 @@ from ..facts import GpuFacts, PackageFacts
 from .dumps import platform_list
 from .gpu_names import gpu_name
 from .into_facts import put
+from .lazy_patterns import compile_on_use
 from .reading import Reading, lines_of, lowered
 from .scanning import first, scan
 
 WHERE = "mentions"
 
-_GPU_MENTION = re.compile(
+_GPU_MENTION = compile_on_use(
     r"(?<![\w-])((?:NVIDIA\s+)?(?:(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?Ti|\s?SUPER)?"
     r"|GeForce\s\d{3}MX"
     r"|Tesla\s+[KMPVTA]\d{1,3}[a-zA-Z]?|TITAN\s(?:Xp|X|V|RTX)"
@@ -31,14 +32,14 @@ _GPU_MENTION = re.compile(
     r"(?:\s(?:Laptop|Mobile)(?:\sGPU)?)?)(?![\w-])",
     re.IGNORECASE,
 )
-_OS_MENTION = re.compile(
+_OS_MENTION = compile_on_use(
     r"(?<![A-Za-z0-9_/.-])(ubuntu\s?\d{2}(?:\.\d{2})?|debian\s?\d{1,2}|centos\s?\d|fedora\s?\d{2}"
     r"|windows?\s?(?:version\s)?(?:10|11|7|8\.1)|win\s?(?:10|11)"
     r"|mac\s?os\s?x?\s?\d{2}(?:\.\d{1,2}){0,2}"
     r"|osx\s?\d{2}(?:\.\d{1,2})?|macos\s?\d{2}(?:\.\d{1,2}){0,2})(?![A-Za-z0-9_.]*\d)",
     re.IGNORECASE,
 )
-_COUNT_BEFORE = re.compile(r"(?<![\w.])(\d{1,2})\s?(?:x\s?)?$")  # "4 A100", "2x RTX 4090"
+_COUNT_BEFORE = compile_on_use(r"(?<![\w.])(\d{1,2})\s?(?:x\s?)?$")  # "4 A100", "2x RTX 4090"
 # words one of which each kind of mention needs (a cheap test of the lower-cased text first:
 # a long training log holds none of them, and the patterns are not scanned over it)
 _GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "a100", "h100", "h200", "v100", "a10g", "l40s",
@@ -47,54 +48,54 @@ _GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "a100", "h100", "h200", "v100", "a
 _OS_WORDS = ("ubuntu", "debian", "centos", "fedora", "win", "mac", "osx", "linux", "apple",
              "m1 ", "m2 ", "m3 ", "m4 ", "m5 ")  # fmt: skip
 # an OS named without its release ("on my MacBook", "(Windows)", "ubuntu"); Apple silicon
-_OS_WORD = re.compile(
+_OS_WORD = compile_on_use(
     r"(?<![A-Za-z0-9_/.-])(windows|macbooks?|macs?|macos|osx|ubuntu|centos|debian|fedora|linux"
     r"|apple silicon|m[1-5] (?:mac|macbook|chip|pro|max|ultra))(?![A-Za-z0-9_-])",
     re.IGNORECASE,
 )
-_APPLE_SILICON = re.compile(
+_APPLE_SILICON = compile_on_use(
     r"\bapple silicon\b|\bM[1-5](?: (?:Pro|Max|Ultra))?\b(?= ?(?:mac|macbook|chip|pro|max|ultra|\)|,))"
     r"|\b(?:mac|macbook)(?: (?:pro|air))? (?:with )?(?:an )?M[1-5]\b",
     re.IGNORECASE,
 )
 # an NVIDIA Jetson board named by its model, or the JetPack / L4T release only a Jetson runs
-_JETSON = re.compile(
+_JETSON = compile_on_use(
     r"\b(?:jetson\s(?:agx\s|orin\s)?(?:nano|tx1|tx2|xavier(?:\snx)?|orin(?:\snano|\snx)?)"
     r"|agx\s(?:xavier|orin)|jetpack\s?\d(?:\.\d{1,2}){0,2}|l4t\s?r?\d{2}\.\d)\b",
     re.IGNORECASE,
 )
 # the architecture said of the machine in a sentence: "an aarch64 machine", "my x86_64 server"
-_ARCH_OF = re.compile(
+_ARCH_OF = compile_on_use(
     r"\b(?:an?|my|our|this|the)\s(aarch64|arm64|x86[_-]64)\s"
     r"(?:machine|server|system|host|node|box|instance|board|cpu|linux)\b",
     re.IGNORECASE,
 )
-_X86_MAC = re.compile(r"\bmacosx_\d{1,2}_\d{1,2}_x86_64\b")
+_X86_MAC = compile_on_use(r"\bmacosx_\d{1,2}_\d{1,2}_x86_64\b")
 # an Intel Mac said in words: "an Intel Mac", "MacBook Pro (Intel)", "mac系统intel架构"
-_INTEL_MAC = re.compile(
+_INTEL_MAC = compile_on_use(
     r"\bintel(?:[- ]based)?\s(?:mac|macbook|imac|mac\smini)(?:\s(?:pro|air))?s?\b"
     r"|\b(?:mac|macbook|imac)(?:\s(?:pro|air|mini))?\s?\((?:intel|x86_64)\)"
     r"|(?<![A-Za-z])mac(?:os)?\s?(?:系统|系統)?\s?的?\s?intel\s?(?:架构|架構|芯片|晶片|处理器|處理器|cpu)"
     r"|(?<![A-Za-z])intel\s?(?:架构|架構|芯片|晶片)的?\s?(?:mac|macbook|苹果|蘋果)",
     re.IGNORECASE,
 )
-_WSL = re.compile(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
+_WSL = compile_on_use(r"\bWSL\s?[12]?\b|Windows Subsystem for Linux|microsoft-standard-WSL")
 # paths and tags that only one OS has
 _OS_SIGNS = (
     (
         "Windows",
         (":\\", "winerror", "win_amd64", ".dll", ".exe"),
-        re.compile(r"(?<![\w])[A-Za-z]:\\|\bWinError\b|\bwin_amd64\b|\.dll\b|\.exe\b"),
+        compile_on_use(r"(?<![\w])[A-Za-z]:\\|\bWinError\b|\bwin_amd64\b|\.dll\b|\.exe\b"),
     ),
     (
         "Darwin",
         ("/users/", "macosx_", "/opt/homebrew/", ".dylib", "/library/"),
-        re.compile(r"/Users/\w|\bmacosx_\d|/opt/homebrew/|\.dylib\b|/Library/Frameworks/"),
+        compile_on_use(r"/Users/\w|\bmacosx_\d|/opt/homebrew/|\.dylib\b|/Library/Frameworks/"),
     ),
     (
         "Linux",
         ("/home/", "/usr/", "manylinux", "linux-gnu", "/opt/conda/", ".so", "/dev/shm", "apt"),
-        re.compile(
+        compile_on_use(
             r"(?<![\w.])/home/\w|/usr/(?:local/)?lib/|\bmanylinux|linux-gnu\b|/opt/conda/|\.so(?:\.\d+)*\b"
             r"|/dev/shm\b|\bapt(?:-get)? install\b"
         ),
@@ -104,22 +105,26 @@ _MANAGER_SIGNS = (
     (
         "uv",
         ("uv ", "no solution found", "because"),
-        re.compile(
+        compile_on_use(
             r"\b(?i:uv) (?i:pip install|add|sync|lock|run|venv)\b|\u00d7 No solution found|╰─▶ Because"
         ),
     ),
-    ("poetry", ("poetry", "solverproblemerror"), re.compile(r"\b(?i:poetry)\b|SolverProblemError")),
-    ("pdm", ("pdm ",), re.compile(r"\bpdm (?:add|install|lock)\b")),
-    ("pipenv", ("pipenv ",), re.compile(r"\bpipenv (?:install|lock)\b")),
+    (
+        "poetry",
+        ("poetry", "solverproblemerror"),
+        compile_on_use(r"\b(?i:poetry)\b|SolverProblemError"),
+    ),
+    ("pdm", ("pdm ",), compile_on_use(r"\bpdm (?:add|install|lock)\b")),
+    ("pipenv", ("pipenv ",), compile_on_use(r"\bpipenv (?:install|lock)\b")),
     (
         "mamba",
         ("mamba",),
-        re.compile(r"\b(?:micro)?mamba (?:install|create|env)\b"),
+        compile_on_use(r"\b(?:micro)?mamba (?:install|create|env)\b"),
     ),
     (
         "conda",
         ("conda ", "packagesnotfounderror", "unsatisfiableerror", "solving environment"),
-        re.compile(  # LibMambaUnsatisfiableError: conda's libmamba solver, not mamba
+        compile_on_use(  # LibMambaUnsatisfiableError: conda's libmamba solver, not mamba
             r"\bconda (?:install|create|env (?:create|update))\b|PackagesNotFoundError"
             r"|UnsatisfiableError|Solving environment: failed"
         ),
@@ -136,7 +141,7 @@ _MANAGER_SIGNS = (
             "conflicting dependencies",
             "which is incompatible",
         ),
-        re.compile(  # pip's commands, and its own words (its resolver's included)
+        compile_on_use(  # pip's commands, and its own words (its resolver's included)
             r"(?<!uv )\bpip3? install\b|-m pip install\b|ERROR: (?:Could not find a version|No matching distribution)"
             r"|Successfully installed |Requirement already satisfied"
             r"|is not a supported wheel on this platform|because these package versions have conflicting"
@@ -145,21 +150,21 @@ _MANAGER_SIGNS = (
         ),
     ),
 )
-_ALREADY = re.compile(
+_ALREADY = compile_on_use(
     r"Requirement already satisfied: ([A-Za-z][\w.-]{0,40}) in \S{1,300}(?: \(from [^)\n]{1,200}\))?"
     r" \((\d{1,3}\.\d{1,4}(?:\.\d{1,4})?(?:[a-z]+\d*)?(?:\+[\w.]{1,20})?)\)"
 )
-_INSTALLED = re.compile(
+_INSTALLED = compile_on_use(
     r"Successfully installed[\s*]{1,4}((?:[A-Za-z][\w.-]{0,60}-\d[\w.+]{0,30}[\s*]{0,4}){1,80})"
 )
-_BANNER = re.compile(  # Ultralytics: "Ultralytics YOLOv8.0.53 Python-3.9.1 torch-1.8.1+cu111 CUDA:0 (NVIDIA GeForce RTX 3070, 8192MiB)"
+_BANNER = compile_on_use(  # Ultralytics: "Ultralytics YOLOv8.0.53 Python-3.9.1 torch-1.8.1+cu111 CUDA:0 (NVIDIA GeForce RTX 3070, 8192MiB)"
     r"Python-(3\.\d{1,2}\.\d{1,2}) torch-(\d{1,2}\.\d{1,2}\.\d{1,2}(?:\+\w{1,12})?)"
     r"(?: CUDA:\d{1,2} \(([^,()\n]{2,60}), \d{1,7}MiB\))?"
 )
 # a torch version with its build label ("2.0.0+cpu Autocast half" in a web UI's system info):
 # only torch and torchaudio (whose version is torch's since 2.0) carry 1.x/2.x with a label;
 # never a requirement (==) or a wheel's name (torch-2.1.0+cu118-cp310-...)
-_LOCAL_TORCH = re.compile(
+_LOCAL_TORCH = compile_on_use(
     r"(?<![\w.=<>~-])([12]\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3}|rocm\d{1,2}(?:\.\d{1,2}){1,2}))(?![\w.-])"
 )
 _WATCHED = ("torch", "torchvision", "torchaudio", "xformers", "triton", "flash-attn", "flash_attn")

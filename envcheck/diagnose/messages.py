@@ -14,6 +14,7 @@ from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
 from . import tailored
+from .lazy_patterns import compile_on_use
 from .literals import Source, answered_ahead, required_literals
 from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
 from .scanning import search
@@ -137,8 +138,8 @@ def _first_wording(rule: MessageRule, hay: _Haystack) -> Optional[re.Match[str]]
     return None
 
 
-_LINE_SYNTAX = re.compile(r"\\[ntr]|(?<!\[)\^|(?<!\\)\$|  |\\s\{[2-9]|\\s\\s| \{[2-9]|\\Z|\\A")
-_CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")
+_LINE_SYNTAX = compile_on_use(r"\\[ntr]|(?<!\[)\^|(?<!\\)\$|  |\\s\{[2-9]|\\s\\s| \{[2-9]|\\Z|\\A")
+_CLASS = compile_on_use(r"\[(?:\\.|[^\]\\])*\]")
 
 
 @answered_ahead
@@ -179,8 +180,8 @@ def _digits(raw: Optional[str]) -> str:
     return raw if raw and raw.isascii() and raw.isdigit() and len(raw) <= 9 else ""
 
 
-_DOTTED = re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
-_TORCH = re.compile(r"\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]{1,20})?")
+_DOTTED = compile_on_use(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
+_TORCH = compile_on_use(r"\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\+[a-z0-9.]{1,20})?")
 
 
 def _apply(rule: MessageRule, match: re.Match[str], reading: Reading) -> None:

@@ -16,7 +16,6 @@ fact that would decide between them.
 
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
@@ -28,6 +27,7 @@ from ..install import Blocker, NoPlan, Wish, resolve
 from ..tables import Tables
 from ..tables.model import PLATFORMS
 from ..values import Platform, Variant
+from .lazy_patterns import compile_on_use
 from .reading import Reading
 from .scanning import search
 
@@ -49,16 +49,16 @@ _NAMED = {
 }
 PYTHONS = tuple(f"3.{n}" for n in range(8, 15))
 
-_ASKED = re.compile(
+_ASKED = compile_on_use(
     r"(?:(?:requirement|for|Because|candidates for|require)\s|没有\s?|沒有\s?|找不到\s?)"
     r"`?torch(?:==|\s\(|\s\(v|==v)"
     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(?:\+(\w{2,12}))?"
 )
-_UV_TAG = re.compile(
+_UV_TAG = compile_on_use(
     r"You're on \w{1,20} \(`([\w.]{1,60})`\)|matching platform tag \(e\.g\., `([\w.]{1,60})`\)"
 )
-_ABI_TAG = re.compile(r"matching Python ABI tag \(e\.g\., `cp3(\d{1,2})`\)")
-_CURRENT_PY = re.compile(r"current Python version \((3\.\d{1,2})(?:\.\d{1,2})?\)")
+_ABI_TAG = compile_on_use(r"matching Python ABI tag \(e\.g\., `cp3(\d{1,2})`\)")
+_CURRENT_PY = compile_on_use(r"current Python version \((3\.\d{1,2})(?:\.\d{1,2})?\)")
 
 
 @record(frozen=True)

@@ -8,29 +8,30 @@ from typing import List, Optional, Tuple
 
 from ..facts import GpuFacts
 from ..values import ComputeCapability
+from .lazy_patterns import compile_on_use
 from .reading import MAX_GPUS, Reading, at_most, lines_holding, lines_of
 
-_SMI_HEAD = re.compile(
+_SMI_HEAD = compile_on_use(
     r"NVIDIA-SMI\s+([\d.]{1,32})\s+Driver Version:\s+([\d.]{1,32})\s+CUDA Version:\s+([\d.]{1,32})"
 )
 # A GPU row is read cell by cell (_smi_gpu): a regex with a lazy name between two runs of
 # spaces is quadratic in the length of a padded line.
-_SMI_INDEX = re.compile(r"\d{1,6}")
-_SMI_BUS = re.compile(
+_SMI_INDEX = compile_on_use(r"\d{1,6}")
+_SMI_BUS = compile_on_use(
     r"\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s+\w+\s*"  # "00000000:18:00.0 Off"
 )
-_SMI_STATS = re.compile(
+_SMI_STATS = compile_on_use(
     r"^\|\s*(?:N/A|\d{1,3}%)\s+(\d{1,4})C\s.*?\|\s*(\d{1,12})MiB\s*/\s*(\d{1,12})MiB\s*\|"
 )
-_SMI_L = re.compile(r"^GPU\s+(\d{1,6}):\s+(\S.*?)\s\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
+_SMI_L = compile_on_use(r"^GPU\s+(\d{1,6}):\s+(\S.*?)\s\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
 MiB = 1024**2
 # the header's fields typed without its table: "Driver Version: 515.105.01" then "CUDA
 # Version: 11.7" on the next line, or "nvidia-smi shows: ... CUDA Version: 12.4"
-_SMI_PAIR = re.compile(
+_SMI_PAIR = compile_on_use(
     r"Driver Version:\s{0,8}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\s{0,8}\n\s{0,8}CUDA Version:\s{0,8}"
     r"(\d{1,2}\.\d{1,2})\b"
 )
-_SMI_SAYS = re.compile(
+_SMI_SAYS = compile_on_use(
     r"nvidia-smi\W{0,3}(?:shows|says|reports|gives)\b[^\n]{0,40}\n?[^\n]{0,40}?"
     r"\bCUDA Version:?\s{0,3}(\d{1,2}\.\d{1,2})\b"
 )

@@ -16,6 +16,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set,
 from .._record import field, record
 from ..facts import Facts, PackageFacts
 from ..values import Variant
+from .lazy_patterns import compile_on_use
 
 MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
 # No line of collect_env or nvidia-smi output is anywhere near this long (the longest, the
@@ -26,11 +27,11 @@ MAX_LINE = 8192
 # a version as other tools print it: 1.4.0, 2.1.0+cu118, 0.17.0a0, 2.0.0.dev20230101
 VERSION = r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:\.?[a-z]+\d*)?(?:\+[A-Za-z0-9.]{1,20})?)"
 MAX_GPUS = 64  # GPUs read from one listing; no host shows more (a DGX has 8 or 16)
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_ANSI = compile_on_use(r"\x1b\[[0-9;]*[A-Za-z]")
 # (str.replace, not str.translate: translate walks a non-ASCII text character by character
 # in Python's dict, 60 ms a MiB; no replacement holds another's character, so the order is free)
 _WIDTH = (("\uff1a", ": "), ("\u3000", " "), ("\u00a0", " "), ("\uff08", "("), ("\uff09", ")"))
-_FENCE = re.compile(r"^\s*(```|~~~)[\w-]*\s*$")
+_FENCE = compile_on_use(r"^\s*(```|~~~)[\w-]*\s*$")
 
 
 @record

@@ -26,6 +26,7 @@ from ..tables import Tables
 from ..tables.model import Release
 from ..values import ComputeCapability, Platform, Variant
 from . import no_wheel
+from .lazy_patterns import compile_on_use
 from .reading import Reading
 from .scanning import scan, search
 
@@ -110,7 +111,7 @@ def _carrying(
 
 # the text shows an extension being built here: its kernels are for the architectures the
 # build was told (TORCH_CUDA_ARCH_LIST) or saw, not torch's
-_BUILT = re.compile(
+_BUILT = compile_on_use(
     r"TORCH_CUDA_ARCH_LIST|setup\.py\s(?:install|build|develop)|BuildExtension|nvcc fatal"
     r"|building '[\w.]{1,80}' extension|\bbuilt (?:it )?with\b",
     re.IGNORECASE,
@@ -269,7 +270,7 @@ def _toolkit_mismatch(match: re.Match[str], reading: Reading, tables: Tables, sa
     return said[0], "Either " + "; or ".join(ways) + "."
 
 
-_REFUSED = re.compile(r"(?:compute|sm)_(\d{2,3})a?")
+_REFUSED = compile_on_use(r"(?:compute|sm)_(\d{2,3})a?")
 
 
 def _toolkit_for_arch(match: re.Match[str], reading: Reading, tables: Tables, said: Said) -> Said:
@@ -378,8 +379,10 @@ def _same_arch(machine: str) -> str:
 
 # --------------------------------------------------------------------------- companions
 
-_REQUESTED = re.compile(r"(?:user requested|requirement) torch==(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)")
-_DEPENDS = re.compile(
+_REQUESTED = compile_on_use(
+    r"(?:user requested|requirement) torch==(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)"
+)
+_DEPENDS = compile_on_use(
     r"\b(torchvision|torchaudio) (\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(?:\+\w{1,12})? depends on "
     r"torch==(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)"
 )
