@@ -11,8 +11,11 @@ collect_env, ending in one error (what a long paste usually is). For each, three
   them once done (until 2026-12-07 it kept them, and this figure left them out);
 - **first**: the same for the first read in a fresh process, as ``envcheck diagnose`` does
   it once per run (the median of ``--fresh`` processes): it also pays what is loaded on first
-  use (the tables a judgement reads, the wordings a paste may hold compiled; what scanning.py
-  asks of each pattern is read from diagnose/pattern_answers.json, worked out ahead);
+  use (the tables a judgement reads, the readers' patterns and the wordings the text asks
+  compiled; what scanning.py asks of each pattern is read from diagnose/pattern_answers.json,
+  worked out ahead). Until 2026-12-07 the readers' patterns were all compiled when
+  envcheck.diagnose was imported, before this figure's clock starts (about 20 ms a run it
+  left out; the import is now that much cheaper);
 - **marginal**: what one more MiB costs, from the warm figures of the smallest and largest
   size (the per-run costs that do not grow with the text cancel out).
 
