@@ -24,7 +24,7 @@ from .._record import record
 from .gpu_names import gpu_name
 from .into_facts import NAMES, compatible, os_family, put
 from .lazy_patterns import compile_on_use
-from .reading import Reading, lines_matching, lines_of, lowered
+from .reading import Reading, keeps_places, lines_matching, lines_of, lowered
 from .scanning import prefixes
 
 WHERE = "labelled facts"
@@ -298,7 +298,7 @@ Label = Tuple[int, int, int]  # the fact's index in FACTS, where its label start
 
 def _labelled_lines(text: str) -> Iterator[Tuple[int, str, Optional[str], List[Label]]]:
     """Each line with a label: its number, the line made plain (``_plain``), that line in
-    lower case (None where lowering would move a letter, see ``_lowered``), and its labels.
+    lower case (None where lowering would move a letter: reading.keeps_places), and its labels.
 
     The lines that may hold one (a word of _WORDS, shorter than LONGEST, not a traceback's
     or pip's removal line) are made plain and joined, and the engine finds the labels of
@@ -306,7 +306,8 @@ def _labelled_lines(text: str) -> Iterator[Tuple[int, str, Optional[str], List[L
     raw = lines_of(text)
     numbers = [n for n in _worded_lines(text) if len(raw[n]) < LONGEST and not _SKIP.match(raw[n])]
     plain = "\n" + "\n".join([_plain(raw[n]) for n in numbers])  # each line after its lead
-    low = _lowered(plain)
+    lowered_plain = plain.lower()
+    low = lowered_plain if keeps_places(plain, lowered_plain) else None  # else ignoring case
     labels = _LABELS_LOWER.finditer(low) if low else _labels_ignoring_case().finditer(plain)
     index, start, end = -1, 0, 0  # the line numbers[index] spans plain[start:end]
     held: List[Label] = []
@@ -386,14 +387,6 @@ def _facts_in(
             if also:  # two managers named: both are said, and none is taken
                 out.append((key, also.group(1), label))
     return out
-
-
-def _lowered(text: str) -> Optional[str]:
-    """The text lower-cased, where each character of that copy stands in its place: no
-    dotted capital I moved the rest, and lowering made every letter a pattern ignoring case
-    takes for an ASCII one that letter (no dotless i or long s); else None."""
-    low = text.lower()
-    return low if len(low) == len(text) and "\u0131" not in text and "\u017f" not in text else None
 
 
 @functools.cache

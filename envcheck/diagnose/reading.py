@@ -89,9 +89,14 @@ def same_places_lowered(text: str) -> Optional[str]:
     """The lowered text when an ASCII word stands at each place in it where a pattern that
     ignores case finds that word in the text, else None."""
     low = lowered(text)
-    if len(low) != len(text) or any(c in text for c in _FOLDS_APART):
-        return None
-    return low
+    return low if keeps_places(text, low) else None
+
+
+def keeps_places(text: str, low: str) -> bool:
+    """Whether ``low``, the text lowered, has each letter where the text has it, as a pattern
+    ignoring case would find it (no dotted capital I moved the rest, no dotless i or long s
+    that such a pattern takes for an ASCII letter)."""
+    return len(low) == len(text) and not any(c in text for c in _FOLDS_APART)
 
 
 def forget_texts() -> None:
