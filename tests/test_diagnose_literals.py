@@ -510,14 +510,14 @@ def test_a_question_answered_ahead_is_read_not_worked_out(monkeypatch, tmp_path)
 
 
 def test_a_readers_pattern_is_compiled_on_first_use_and_answers_as_compiled() -> None:
-    """diagnose's readers compile their patterns on first use (lazy_patterns.py): importing
+    """diagnose's readers compile their patterns on first use (envcheck._patterns): importing
     them compiles none, and a pattern then answers every question as re.compile's does, its
     methods held as its own once compiled (no lookup through __getattr__ on a hot path)."""
-    from envcheck.diagnose.lazy_patterns import LazyPattern, compile_on_use
+    from envcheck._patterns import LazyPattern, compile_on_use
 
     code = (
         "import gc, envcheck.diagnose\n"
-        "from envcheck.diagnose.lazy_patterns import LazyPattern\n"
+        "from envcheck._patterns import LazyPattern\n"
         "made = [o for o in gc.get_objects() if isinstance(o, LazyPattern)]\n"
         "print(len(made), sum(o._compiled is not None for o in made))\n"
     )
@@ -539,3 +539,10 @@ def test_a_readers_pattern_is_compiled_on_first_use_and_answers_as_compiled() ->
         dict(eager.groupindex),
     )
     assert lazy.scanner(text).search().span() == eager.scanner(text).search().span()
+    # the flags read from the source, before compiling, are the compiled pattern's: the key
+    # of the answers worked out ahead is the same before and after
+    sys.path.insert(0, str(ROOT / "tools"))
+    from pattern_answers import module_patterns
+
+    for made in module_patterns():
+        assert made.flags == re.compile(made.pattern, made.flags).flags, made.pattern

@@ -27,8 +27,8 @@ from typing import Any, Dict, Iterator, List, cast
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import envcheck.diagnose
+from envcheck._patterns import LazyPattern
 from envcheck.diagnose import literals
-from envcheck.diagnose.lazy_patterns import LazyPattern
 from envcheck.tables import load_tables
 
 # scanning's questions read a compiled pattern; the rest read any source and its flags

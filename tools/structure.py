@@ -40,6 +40,7 @@ LAYERS: List[Tuple[str, ...]] = [
     (
         "envcheck._version",
         "envcheck._record",
+        "envcheck._patterns",
         "envcheck.values",
         "envcheck._text",
         "envcheck._progress",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
+from .._patterns import compile_on_use
 from ..facts import (
     AmdGpuFacts,
     CondaPackageFacts,
@@ -18,7 +19,6 @@ from ..facts import (
     RuntimeStatus,
 )
 from ..probes.packages import normalise
-from .lazy_patterns import compile_on_use
 from .reading import MAX_GPUS, Reading, at_most, cuda_of_local, lines_of, value
 
 _CUDA = compile_on_use(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")

@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Tuple
 
+from .._patterns import compile_on_use
 from ..facts import GpuFacts
 from ..probes.toolkit import parse_nvcc_version
 from ..values import ComputeCapability
-from .lazy_patterns import compile_on_use
 from .reading import VERSION, Reading, lowered, set_companion, set_python, set_torch
 
 # detectron2 / mmcv tables: a name, two or more spaces (or a tab), the value

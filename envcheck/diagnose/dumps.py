@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from typing import List
 
+from .._patterns import compile_on_use
 from ..facts import GpuFacts, RuntimeStatus
 from ..values import Arch
 from .collect_env import platform_string, read_library_lines
 from .detectron2 import read_detectron2_table
-from .lazy_patterns import compile_on_use
 from .reading import (
     VERSION,
     Reading,

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
+from .._patterns import compile_on_use
 from ..facts import PackageFacts
 from ..probes.nvidia import cuda_version_from_int
 from ..probes.toolkit import parse_nvcc_version
-from .lazy_patterns import compile_on_use
 from .reading import Reading, lines_holding, lines_of, note_conflict, set_python, set_torch
 
 _NVCC = compile_on_use(r"^\s*Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+\s*$")

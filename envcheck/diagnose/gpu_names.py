@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .lazy_patterns import compile_on_use
+from .._patterns import compile_on_use
 
 _GPU = compile_on_use(
     r"^(?:(?P<count>\d{1,2})\s?x\s?)?(?P<name>(?:nvidia |amd )?(?:geforce |quadro |tesla |radeon )?"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Iterable, List
 
+from .._patterns import compile_on_use
 from .into_facts import put
-from .lazy_patterns import compile_on_use
 from .reading import Reading
 
 WHERE = "installer output"

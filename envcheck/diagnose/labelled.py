@@ -20,10 +20,10 @@ import functools
 import re
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from .._patterns import compile_on_use
 from .._record import record
 from .gpu_names import gpu_name
 from .into_facts import NAMES, compatible, os_family, put
-from .lazy_patterns import compile_on_use
 from .reading import Reading, keeps_places, lines_matching, lines_of, lowered
 from .scanning import prefixes
 

@@ -32,7 +32,7 @@ from typing import (
     TypeVar,
 )
 
-from .lazy_patterns import compile_on_use
+from .._patterns import compile_on_use
 
 MIN_LITERAL = 5
 _ESCAPED_PLAIN = set(".^$*+?{}[]()|\\/-'\"` :,=<>!@#%&~")

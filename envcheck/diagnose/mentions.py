@@ -14,11 +14,11 @@ import re
 from itertools import islice
 from typing import Dict, List, Optional, Set, Tuple
 
+from .._patterns import compile_on_use
 from ..facts import GpuFacts, PackageFacts
 from .dumps import platform_list
 from .gpu_names import gpu_name
 from .into_facts import put
-from .lazy_patterns import compile_on_use
 from .reading import Reading, lines_of, lowered
 from .scanning import first, scan
 

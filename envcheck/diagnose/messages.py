@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Set, Tuple
 
+from .._patterns import compile_on_use
 from ..facts import GpuFacts, RuntimeStatus
 from ..findings import Finding
 from ..probes.nvidia import cuda_version_from_int
@@ -14,7 +15,6 @@ from ..tables import Tables
 from ..tables.model import MessageCase, MessageRule
 from ..values import Arch, ComputeCapability, Severity
 from . import tailored
-from .lazy_patterns import compile_on_use
 from .literals import Source, answered_ahead, required_literals
 from .reading import Reading, cuda_of_local, key_facts, lowered, record_where
 from .scanning import search

@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
 
+from .._patterns import compile_on_use
 from .._record import record
 from ..compat import INDEX_URL
 from ..facts import Facts
@@ -27,7 +28,6 @@ from ..install import Blocker, NoPlan, Wish, resolve
 from ..tables import Tables
 from ..tables.model import PLATFORMS
 from ..values import Platform, Variant
-from .lazy_patterns import compile_on_use
 from .reading import Reading
 from .scanning import search
 

@@ -6,9 +6,9 @@ import csv
 import re
 from typing import List, Optional, Tuple
 
+from .._patterns import compile_on_use
 from ..facts import GpuFacts
 from ..values import ComputeCapability
-from .lazy_patterns import compile_on_use
 from .reading import MAX_GPUS, Reading, at_most, lines_holding, lines_of
 
 _SMI_HEAD = compile_on_use(

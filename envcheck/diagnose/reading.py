@@ -13,10 +13,10 @@ import heapq
 import re
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
+from .._patterns import compile_on_use
 from .._record import field, record
 from ..facts import Facts, PackageFacts
 from ..values import Variant
-from .lazy_patterns import compile_on_use
 
 MISSING = {"", "could not collect", "n/a", "none", "no cuda", "not available"}
 # No line of collect_env or nvidia-smi output is anywhere near this long (the longest, the

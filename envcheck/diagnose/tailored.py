@@ -18,6 +18,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
 
+from .._patterns import compile_on_use
 from ..compat import INDEX_URL, gpu_capabilities, platform_of, torch_version
 from ..install.cuda import preferred_cuda
 from ..install.releases import cuda_names
@@ -26,7 +27,6 @@ from ..tables import Tables
 from ..tables.model import Release
 from ..values import ComputeCapability, Platform, Variant
 from . import no_wheel
-from .lazy_patterns import compile_on_use
 from .reading import Reading
 from .scanning import scan, search
 

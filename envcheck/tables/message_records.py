@@ -6,15 +6,11 @@ from __future__ import annotations
 import re
 from typing import Mapping, Optional, Tuple
 
+from .._patterns import LazyPattern
 from .._record import record
 
-# the flags a pattern's leading inline groups set ("(?m)", "(?is)"), as the compiler sets
-# them (a global flag may stand only there); a str pattern is Unicode unless ASCII or LOCALE
-_GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
-_FLAG = {"a": re.ASCII, "i": re.I, "L": re.L, "m": re.M, "s": re.S, "u": re.U, "x": re.X}
 
-
-class Wording:
+class Wording(LazyPattern):
     """One wording of a message family: its regular expression, compiled the first time the
     engine is asked to match it.
 
@@ -26,42 +22,16 @@ class Wording:
     ``--tables`` or an update is compiled when it loads (read_messages), so a bad one is
     refused first."""
 
-    __slots__ = ("_compiled", "flags", "pattern")
-
     def __init__(self, source: str, compiled: Optional[re.Pattern[str]] = None) -> None:
-        self.pattern = source
-        self.flags = compiled.flags if compiled is not None else _flags(source)
-        self._compiled = compiled
-
-    @property
-    def compiled(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self.pattern)
-        return self._compiled
-
-    @property
-    def groupindex(self) -> Mapping[str, int]:
-        return self.compiled.groupindex
+        super().__init__(source)
+        if compiled is not None:
+            self._hold(compiled)
 
     def __eq__(self, other: object) -> bool:  # the flags follow from the source
         return isinstance(other, Wording) and self.pattern == other.pattern
 
     def __hash__(self) -> int:
         return hash(self.pattern)
-
-    def __repr__(self) -> str:
-        return f"Wording({self.pattern!r})"
-
-
-def _flags(source: str) -> int:
-    flags, at = 0, 0
-    found = _GLOBAL_FLAGS.match(source)
-    while found:
-        for letter in found.group(1):
-            flags |= _FLAG[letter]
-        at = found.end()
-        found = _GLOBAL_FLAGS.match(source, at)
-    return flags if flags & (re.ASCII | re.LOCALE) else flags | re.UNICODE
 
 
 @record(frozen=True)
