@@ -356,42 +356,28 @@ def plain_options(args: Sequence[str]) -> Optional[Dict[str, Any]]:
     healthcheck`` with at most ``--gpus N``, ``--timeout S``, ``--deep`` or ``--state F``;
     importing click to read that costs a fifth of the whole run. So a command line of those
     options, each once, with a value that is plainly valid (digits; a state that is not an
-    option) runs without click. Anything else (``--help``, a bad or repeated option, an
-    unusual number such as ``1e3``) returns None, and the click command (envcheck.
-    healthcheck_command) reads it and says what is wrong, as before: one parser decides."""
-    options: Dict[str, Any] = {}
-    rest = list(args)
-    while rest:
-        name, _, inline = rest.pop(0).partition("=")
-        if name == "--deep" and not inline:
-            value: Any = True
-        elif name in ("--gpus", "--timeout", "--state"):
-            text = inline if inline else (rest.pop(0) if rest else "")
-            value = _plain_value(name, text)
-            if value is None:
-                return None
-        else:
-            return None
-        key = name[2:]
-        if key in options:
-            return None
-        options[key] = value
-    options.pop("state", None)  # accepted and ignored (see the module's docstring)
+    option) runs without click (envcheck._plain_args). Anything else (``--help``, a bad or
+    repeated option, an unusual number such as ``1e3``) returns None, and the click command
+    (envcheck.healthcheck_command) reads it and says what is wrong, as before: one parser
+    decides."""
+    from ._plain_args import decimal, read, whole
+
+    def timeout(text: str) -> Optional[float]:
+        value = decimal(text)
+        return None if value is None or bad_timeout(value) else value
+
+    options = read(
+        args,
+        flags={"--deep": ("deep", True)},
+        values={
+            "--gpus": ("gpus", whole),
+            "--timeout": ("timeout", timeout),
+            "--state": ("state", str),
+        },
+    )
+    if options is not None:
+        options.pop("state", None)  # accepted and ignored (see the module's docstring)
     return options
-
-
-def _plain_value(name: str, text: str) -> Any:
-    if not text or text.startswith("-"):
-        return None
-    if name == "--state":
-        return text
-    whole, _, fraction = text.partition(".")
-    if not (text.isascii() and whole.isdigit()) or (fraction and not fraction.isdigit()):
-        return None
-    if name == "--gpus":
-        return None if fraction or "." in text else int(whole)
-    value = float(text)
-    return None if bad_timeout(value) else value
 
 
 def flush_stdout() -> None:

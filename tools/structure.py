@@ -41,6 +41,7 @@ LAYERS: List[Tuple[str, ...]] = [
         "envcheck._version",
         "envcheck._record",
         "envcheck._patterns",
+        "envcheck._plain_args",
         "envcheck.values",
         "envcheck._text",
         "envcheck._progress",
