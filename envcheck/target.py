@@ -17,6 +17,7 @@ import os
 import sys
 from typing import Iterator, Mapping, Optional, Sequence
 
+from ._cwd import current
 from ._record import record
 
 OWN = "envcheck's own interpreter"
@@ -83,6 +84,12 @@ def project_venv(cwd: Optional[str]) -> Optional[str]:
         if _marks_project(folder):
             return None
     return None
+
+
+def chosen(python: Optional[str]) -> Target:
+    """What the console script describes, run here: ``--python``'s value, this process's
+    environment and current folder (see the module)."""
+    return choose(python, os.environ, current())
 
 
 def choose(

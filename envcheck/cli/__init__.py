@@ -8,12 +8,10 @@ share are in :mod:`.options`. Commands import what they need when they run, so
 
 from __future__ import annotations
 
-import sys
 from typing import List, Optional
 
 import click
 
-from .. import exitcodes
 from .._clickstyle import CONTEXT
 from .._version import __version__
 from .run_install import installed_mismatches, run_install
@@ -76,21 +74,11 @@ def cli(ctx: click.Context, tables_dir: Optional[str]) -> None:
 def main(argv: Optional[List[str]] = None) -> None:
     """Console entry point: click's own exit codes, and 3 for an envcheck bug."""
     from .._stdout import guard_stdout
+    from ..report.emit import failures_explained
 
     guard_stdout()
-    try:
+    with failures_explained():
         cli.main(args=argv, prog_name="envcheck", standalone_mode=True)
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    except Exception:  # an envcheck bug: say so plainly, keep the traceback for the report
-        click.echo("envcheck failed unexpectedly; please report this:", err=True)
-        import traceback
-
-        click.echo(traceback.format_exc(), err=True)
-        sys.exit(exitcodes.INTERNAL)
 
 
 __all__ = ["cli", "installed_mismatches", "main", "run_install"]

@@ -1,24 +1,16 @@
-"""`envcheck check`: the options mapped onto one envcheck.check() call, and its Report onto
-the format asked for (stdout) and the files beside it."""
+"""`envcheck check`'s click command: its options, help and usage errors. Its body is
+envcheck.plain_check.run_check, which the console script also runs without click for the
+usual command lines; the keywords click passes are that function's."""
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Any
 
 import click
 
-from .. import exitcodes
 from .._clickstyle import CONTEXT
-from .options import (
-    deep_options,
-    emit,
-    format_option,
-    manager_option,
-    output_option,
-    run_core,
-    show_waits,
-    target,
-)
+from ..plain_check import UsageProblem, run_check
+from .options import deep_options, format_option, manager_option, output_option
 
 
 @click.command(context_settings=CONTEXT)
@@ -56,23 +48,7 @@ from .options import (
 @manager_option("the install fix")
 @deep_options
 @click.pass_context
-def check(
-    ctx: click.Context,
-    as_json: bool,
-    fmt: Optional[str],
-    junit: Optional[str],
-    html: Optional[str],
-    config: Optional[str],
-    strict: bool,
-    with_smoke: bool,
-    code: Optional[str],
-    ignore: Tuple[str, ...],
-    manager: str,
-    deep: bool,
-    timeout: float,
-    python: Optional[str],
-    show_ids: bool,
-) -> None:
+def check(ctx: click.Context, /, **options: Any) -> None:
     """Check this machine against the compatibility tables: what is wrong, why, and the fix.
 
     Exit codes: 0 ready, 1 not ready (an error finding; with --strict, a warning too),
@@ -80,24 +56,8 @@ def check(
     any work), 3 envcheck could not run or finish (e.g. unreadable tables, a --junit file
     whose writing failed after the run).
     """
-    fmt = "json" if as_json else (fmt or "text")
-    report = run_core(
-        ctx,
-        deep=deep,
-        timeout=timeout,
-        **target(python),
-        show_ids=show_ids,
-        config=config,
-        ignore=ignore,
-        strict=strict,
-        smoke=with_smoke,
-        smoke_timeout=timeout,
-        on_smoke=show_waits(),
-        manager=manager,
-        progress=True,
-        grid=fmt == "html" or html is not None,  # the page draws the releases x variants grid
-        code=code,
-    )
-    if not emit(report, fmt, junit, html):
-        ctx.exit(exitcodes.INTERNAL)  # the report asked for is missing: CI must not pass
-    ctx.exit(report.exit_code)
+    try:
+        exit_code = run_check((ctx.obj or {}).get("tables_dir"), **options)
+    except UsageProblem as exc:
+        raise click.UsageError(str(exc)) from None
+    ctx.exit(exit_code)

@@ -9,7 +9,8 @@ import click
 
 from .. import exitcodes
 from .._clickstyle import CONTEXT
-from .options import emit, load_tables
+from ..report.emit import emit
+from .options import load_tables
 
 
 @click.command(context_settings=CONTEXT)

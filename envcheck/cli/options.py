@@ -7,8 +7,6 @@ Nothing here decides anything: each helper maps options to a call or a format.
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar
 
 import click
@@ -18,7 +16,6 @@ from ..probes import DEFAULT_TIMEOUT  # probes/__init__ imports no probe: cheap
 from ..values import Manager
 
 if TYPE_CHECKING:
-    from ..core import Report
     from ..facts import Facts
     from ..tables import Tables
 
@@ -44,14 +41,12 @@ def manager_option(what: str) -> Callable[[F], F]:
 def load_tables(ctx: click.Context) -> Tables:
     """The compatibility tables (``--tables DIR`` of the group, else the built-in ones);
     unreadable tables end the command with exit 3."""
-    from ..tables import TableError
-    from ..tables import load_tables as load
+    from ..plain_check import tables_or_none
 
-    try:
-        return load((ctx.obj or {}).get("tables_dir"))
-    except TableError as exc:
-        click.echo(f"envcheck: cannot use the compatibility tables: {exc}", err=True)
+    tables = tables_or_none((ctx.obj or {}).get("tables_dir"))
+    if tables is None:
         ctx.exit(exitcodes.INTERNAL)
+    return tables
 
 
 class Target(TypedDict):
@@ -64,11 +59,10 @@ class Target(TypedDict):
 def target(python: Optional[str]) -> Target:
     """The interpreter the user means (--python, the activated environment, the project's
     .venv, else envcheck's own; see envcheck.target) as probe arguments."""
-    from .._cwd import current
-    from ..target import choose
+    from ..target import chosen
 
-    chosen = choose(python, os.environ, current())
-    return {"python": chosen.python, "chosen_because": chosen.reason}
+    target = chosen(python)
+    return {"python": target.python, "chosen_because": target.reason}
 
 
 def probe_facts(python: Optional[str] = None, **kwargs: Any) -> Facts:
@@ -153,76 +147,3 @@ def output_option(flag: str, help: str) -> Callable[[F], F]:
         callback=lambda ctx, param, value: output_path(value, flag),
         help=help,
     )
-
-
-def emit(report: Report, fmt: str, junit: Optional[str], html: Optional[str] = None) -> bool:
-    """Exactly one format on stdout; the JUnit file, GitHub annotations (stderr) and step
-    summary beside it. A format renders the Report; it decides nothing. The runner shows
-    stdout and stderr in one log: when stdout already carries the annotations (--format
-    github), they are not repeated on stderr, so each is shown once."""
-    from ..report.formats import render
-    from ..report.style import use_color
-
-    color = fmt == "text" and use_color(sys.stdout)
-    click.echo(render(report, fmt, color=color), nl=False, color=color)
-    written = True
-    if junit:
-        written = write_output(junit, render(report, "junit"), "--junit")
-    if html:
-        written = write_output(html, render(report, "html"), "--html") and written
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        from ..report import ci  # only here and with --junit (report.formats imports it then)
-
-        if fmt != "github":
-            click.echo(render(report, "github"), nl=False, err=True)
-        try:
-            ci.write_step_summary(render(report, "markdown"))
-        except OSError as exc:
-            click.echo(
-                f"envcheck: cannot write GITHUB_STEP_SUMMARY: {exc.strerror or exc}", err=True
-            )
-    return written
-
-
-def write_output(path: str, text: str, what: str) -> bool:
-    """Write an output file the user asked for; False (and a line on stderr) if it failed."""
-    from .._outfile import write_text
-
-    try:
-        write_text(path, text)
-    except OSError as exc:
-        click.echo(f"envcheck: cannot write {what} {path}: {exc.strerror or exc}", err=True)
-        return False
-    return True
-
-
-def run_core(ctx: click.Context, **kwargs: Any) -> Report:
-    """envcheck.check() with its errors mapped to exit codes: usage 2, tables 3."""
-    from .._toml import ConfigError
-    from ..core import check as run_check
-    from ..probes import InterpreterError, OverrideError
-    from ..tables import TableError
-
-    try:
-        return run_check(tables=load_tables(ctx), **kwargs)
-    except (ConfigError, OverrideError, InterpreterError) as exc:
-        raise click.UsageError(str(exc)) from None
-    except TableError as exc:  # pragma: no cover - load_tables reports these first
-        click.echo(f"envcheck: cannot use the compatibility tables: {exc}", err=True)
-        ctx.exit(exitcodes.INTERNAL)
-
-
-def show_waits() -> Callable[..., None]:
-    """A progress callback (run_suite's) that shows what runs, and for how long, on a
-    terminal's stderr; nothing elsewhere."""
-    from ..report import progress as waits
-
-    show = waits.on_terminal()
-
-    def progress(kind: str, label: str, elapsed: float, result: object) -> None:
-        if kind == "tick" and show:
-            waits.show(f"running {label}", elapsed)
-        elif kind == "done" and show:
-            waits.clear()
-
-    return progress

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Union
 
 from . import bundle, cache
 from .groups import OnUse
 from .model import PackageBuilds, TableFile, Tables
 from .origin import TablesKind, TablesOrigin
 from .read_package_builds import read_package_builds
-from .reader import SCHEMA_VERSION, TABLE_NAMES, TableError, read_document
+from .reader import SCHEMA_VERSION, TABLE_NAMES, TableError, head_as_of, read_document
 
 __all__ = [
     "ENV_VAR",
@@ -105,7 +105,8 @@ def in_use(environ: Optional[Mapping[str, str]] = None) -> TablesOrigin:
 
 
 def load_tables(
-    directory: Optional[os.PathLike[str]] = None, environ: Optional[Mapping[str, str]] = None
+    directory: Union[str, os.PathLike[str], None] = None,
+    environ: Optional[Mapping[str, str]] = None,
 ) -> Tables:
     """Load every table. Files in ``directory`` replace the built-in ones they name; without
     one, the updated tables are used when newer (and loadable), else the built-in ones."""
@@ -129,20 +130,33 @@ def load_tables_of_env(environ: Optional[Mapping[str, str]] = None) -> Tables:
 
 
 def _load(origin: TablesOrigin) -> Tables:
+    """Every table of ``origin``. A built-in file is parsed the first time one of its fields
+    is used (tables.groups.OnUse): a static check asks three or five of the nine, and
+    parsing the others (the message catalogue alone is a quarter MiB) cost it 4 ms. Its
+    date is read from its head here; torch_releases.json, which every run asks, is parsed
+    now. A file from elsewhere is parsed and checked now."""
     builtin = builtin_dir()
     user = origin.folder
     if user is not None and not user.is_dir():
         raise TableError(f"{user}: not a folder of compatibility tables")
-    docs: Dict[str, Dict[str, Any]] = {}
+    docs: Dict[str, Optional[Dict[str, Any]]] = {}
     files: Dict[str, TableFile] = {}
     for name in TABLE_NAMES:
         path = builtin / f"{name}.json"
         if user is not None and (user / f"{name}.json").is_file():
             path = user / f"{name}.json"
-        data = read_document(path, name)
+        as_of = None
+        if path.parent == builtin and name != "torch_releases":
+            as_of = head_as_of(path)
+        data = None if as_of else read_document(path, name)
         docs[name] = data
         files[name] = TableFile(
-            name, path, data["schema_version"], data["as_of"], path.parent == builtin
+            name,
+            path,
+            SCHEMA_VERSION if data is None else data["schema_version"],
+            as_of or data["as_of"],  # type: ignore[index]  # data is read where as_of is not
+            path.parent == builtin,
         )
-    days = _days(docs["torch_releases"], files["torch_releases"].path)
+    releases = files["torch_releases"].path
+    days = _days(docs["torch_releases"] or read_document(releases, "torch_releases"), releases)
     return OnUse.of(docs, files=files, origin=origin, refresh_after_days=days)

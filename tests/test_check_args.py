@@ -1,0 +1,158 @@
+"""`envcheck check`'s usual command lines are read without click (envcheck.plain_check), every
+other one by its click command: both must read a command line alike, run the same body, and a
+plain line must cost no click import."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from envcheck.cli.check import check as command
+from envcheck.plain_check import plain_options, run_check
+from envcheck.tables.load import builtin_dir
+from tests.runner import user_env
+
+DEFAULTS = {
+    name: parameter.default
+    for name, parameter in inspect.signature(run_check).parameters.items()
+    if name != "tables_dir"
+}
+
+PLAIN = [
+    [],
+    ["--no-deep"],
+    ["--deep"],
+    ["--json", "--no-deep"],
+    ["--format", "markdown"],
+    ["--format=github", "--strict"],
+    ["--timeout", "2.5"],
+    ["--timeout=30", "--show-ids"],
+    ["--timeout", "0.1"],
+    ["--manager", "uv"],
+    ["--manager=uv-project"],
+    ["--ignore", "TRC003"],
+    ["--ignore", "TRC003", "--ignore=SYS001,SYS002"],
+    ["--config", "pyproject.toml", "--python", "/usr/bin/python3"],
+    ["--smoke", "--no-deep"],
+    ["--junit", "out/report.xml", "--html", "report.html"],
+]
+# Left to click: help, the group's options, unknown or abbreviated options, values that are
+# not plainly valid, a choice click refuses, repeats (click keeps the last), a missing value,
+# --code (its value is optional), anything that is not an option.
+NOT_PLAIN = [
+    ["--help"],
+    ["-h"],
+    ["--tables", "x"],
+    ["--no-dee"],
+    ["--format", "yaml"],
+    ["--format", "JSON"],
+    ["--manager", "pipx"],
+    ["--timeout", "0.05"],
+    ["--timeout", "1e3"],
+    ["--timeout", "nan"],
+    ["--timeout", "-1"],
+    ["--timeout"],
+    ["--deep", "--no-deep"],
+    ["--json", "--json"],
+    ["--strict=1"],
+    ["--python", ""],
+    ["--config", "--strict"],
+    ["--code"],
+    ["--code", "src"],
+    ["extra"],
+    ["--"],
+]
+
+
+def click_reads(argv: List[str]) -> Dict[str, Any]:
+    return dict(command.make_context("check", list(argv)).params)
+
+
+@pytest.mark.parametrize("argv", PLAIN, ids=lambda a: " ".join(a) or "(none)")
+def test_a_plain_command_line_reads_as_click_reads_it(argv: List[str], tmp_path: Path) -> None:
+    """And run_check's defaults are click's: the same body gets the same keywords."""
+    argv = [str(tmp_path / a) if a.startswith(("out/", "report.")) else a for a in argv]
+    options = plain_options(argv)
+    assert options is not None
+    assert {**DEFAULTS, **options} == click_reads(argv)
+
+
+@pytest.mark.parametrize("argv", NOT_PLAIN, ids=" ".join)
+def test_anything_else_is_left_to_click(argv: List[str]) -> None:
+    assert plain_options(argv) is None
+
+
+def test_an_output_file_click_would_refuse_is_left_to_click(tmp_path: Path) -> None:
+    """A --junit FILE that is a folder or a link is a usage error click states (exit 2)."""
+    link = tmp_path / "link.xml"
+    link.symlink_to(tmp_path / "elsewhere.xml")
+    assert plain_options(["--junit", str(tmp_path)]) is None
+    assert plain_options(["--html", str(link)]) is None
+
+
+def _console(*args: str, env: Dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The console script's entry, reporting whether click was imported."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('click imported:', 'click' in sys.modules, "
+        "file=sys.stderr))\n"
+        "from envcheck._entry import main\nmain()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, env=env
+    )
+
+
+@pytest.fixture
+def no_gpu_env(tmp_path: Path) -> Dict[str, str]:
+    return user_env({"ENVCHECK_GPUS": "none", "HOME": str(tmp_path)})
+
+
+def test_both_ways_give_the_same_report(no_gpu_env: Dict[str, str]) -> None:
+    """A plain line runs without click; a line click must read (here the group's --tables)
+    goes to click; both run the same body, so the reports agree."""
+    plain = _console("check", "--no-deep", "--json", env=no_gpu_env)
+    assert "click imported: False" in plain.stderr
+    tables = ("--tables", str(builtin_dir()))
+    grouped = _console(*tables, "check", "--no-deep", "--json", env=no_gpu_env)
+    assert "click imported: True" in grouped.stderr
+    assert plain.returncode == grouped.returncode == 0, plain.stderr + grouped.stderr
+    a, b = json.loads(plain.stdout), json.loads(grouped.stdout)
+    assert a["command"] == "check" and a["verdict"] == b["verdict"]
+    assert [f["code"] for f in a["findings"]] == [f["code"] for f in b["findings"]]
+    assert a["facts"]["python"] == b["facts"]["python"]
+
+
+def test_a_usage_error_found_while_running_is_said_by_click(
+    tmp_path: Path, no_gpu_env: Dict[str, str]
+) -> None:
+    """A plain line whose --config cannot be read is click's usage error: exit 2, the message,
+    no report and no traceback."""
+    missing = tmp_path / "nowhere.toml"
+    out = _console("check", "--no-deep", "--config", str(missing), env=no_gpu_env)
+    assert out.returncode == 2, out.stderr
+    assert "Usage: envcheck check" in out.stderr and str(missing) in out.stderr
+    assert "click imported: True" in out.stderr
+    assert out.stdout == "" and "Traceback" not in out.stderr
+
+
+def test_a_bug_on_the_plain_path_reads_as_one(no_gpu_env: Dict[str, str]) -> None:
+    """An exception inside the check is a plea to report it and exit 3, as on click's path."""
+    code = (
+        "import envcheck.core\n"
+        "def broken(**kwargs): raise RuntimeError('a bug')\n"
+        "envcheck.core.check = broken\n"
+        "from envcheck._entry import main\nmain(['check', '--no-deep'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=no_gpu_env
+    )
+    assert out.returncode == 3
+    assert "envcheck failed unexpectedly; please report this:" in out.stderr
+    assert "RuntimeError: a bug" in out.stderr and out.stdout == ""
