@@ -220,3 +220,19 @@ def test_cpus_and_memory_from_a_fake_root(tmp_path: Path) -> None:
     assert linux_memory(tmp_path / "none") is None and linux_cores(tmp_path / "none") is None
     write(tmp_path, "old/proc/meminfo", "MemTotal: 1024 kB\n")  # before MemAvailable (3.14)
     assert linux_memory(tmp_path / "old") is None
+
+
+def test_the_system_and_interpreter_read_as_platform_reads_them() -> None:
+    """The probe reads the OS, the machine, the kernel, the Python version and implementation
+    without importing platform (its regexes cost a static check 3 ms): they must be what
+    platform says, on every Python the suite runs on."""
+    from envcheck._child.interpreter import version_and_implementation
+    from envcheck.probes.system import _uname
+
+    assert _uname() == (platform.system(), platform.machine(), platform.release())
+    assert version_and_implementation() == (
+        platform.python_version(),
+        platform.python_implementation(),
+    )
+    facts = probe_system()
+    assert (facts.os, facts.machine, facts.kernel) == _uname()

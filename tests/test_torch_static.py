@@ -197,3 +197,42 @@ def test_the_real_torch_without_importing_it() -> None:
     assert version == importlib.metadata.version("torch")
     assert installer in ("pip", "uv", "conda")
     assert imported is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "'2.13.0+cpu'",
+        '"12.8"',
+        "None",
+        "True",
+        "False",
+        "''",
+        "'a' 'b'",
+        "'''2.1'''",
+        "'it\\'s'",
+        "r'\\d'",
+        "b'x'",
+        "'tab\\there'",
+        "12",
+        "('a', 1)",
+        '"mixed\'"',
+    ],
+)
+def test_a_version_file_literal_reads_as_ast_reads_it(text: str) -> None:
+    """The values of torch/version.py are read without importing ast where they are plain
+    (a quoted string with no escape, None, True, False); anything else is ast's."""
+    import ast
+
+    from envcheck.probes.torch_static import _literal
+
+    assert _literal(text) == ast.literal_eval(text)
+    assert type(_literal(text)) is type(ast.literal_eval(text))
+
+
+@pytest.mark.parametrize("text", ["f'{x}'", "'unterminated", "__import__('os')", "None None"])
+def test_what_is_no_literal_is_refused_as_ast_refuses_it(text: str) -> None:
+    from envcheck.probes.torch_static import _literal
+
+    with pytest.raises((ValueError, SyntaxError)):
+        _literal(text)

@@ -27,11 +27,10 @@ def probe_system(
     disk_paths: Sequence[str] = (),
     show_hostname: bool = False,
 ) -> SystemFacts:
-    import platform  # here, not at the top: only the full probe needs it
-
     env = dict(os.environ) if environ is None else environ
-    facts = SystemFacts(os=platform.system(), machine=platform.machine())
-    facts.kernel = platform.release() or None
+    system, machine, release = _uname()
+    facts = SystemFacts(os=system, machine=machine)
+    facts.kernel = release or None
     if show_hostname:
         import socket
 
@@ -53,9 +52,13 @@ def probe_system(
         facts.iommu_cmdline = iommu_cmdline(root)
         facts.nics = probe_nics(root)
     elif facts.os == "Darwin":
+        import platform
+
         facts.os_version = platform.mac_ver()[0] or None
         facts.cpu_model = platform.processor() or None
     elif facts.os == "Windows":  # pragma: no cover - not exercised on Linux CI
+        import platform
+
         facts.os_version = platform.version() or None
         facts.cpu_model = platform.processor() or None
 
@@ -276,6 +279,17 @@ def _cgroup_v1(
 
 
 _MODEL_RE = re.compile(r"^(?:model name|Model|Hardware|cpu model)\s*:\s*(.+)$", re.MULTILINE)
+
+
+def _uname() -> Tuple[str, str, str]:
+    """platform's system(), machine() and release(): on a POSIX system they are the kernel's
+    uname, read here without importing platform (its regexes cost a static check 3 ms)."""
+    if hasattr(os, "uname"):
+        name = os.uname()
+        return name.sysname, name.machine, name.release
+    import platform  # pragma: no cover - Windows
+
+    return platform.system(), platform.machine(), platform.release()  # pragma: no cover
 
 
 def _cpu_model(root: Path) -> Optional[str]:
