@@ -388,6 +388,46 @@ def test_a_users_catalogue_is_read_and_checked_when_the_tables_load(tmp_path: Pa
     assert isinstance(load_tables(tmp_path).messages, tuple)
 
 
+def test_a_built_in_file_is_parsed_only_when_one_of_its_fields_is_used() -> None:
+    """Loading parses torch_releases.json alone of the built-in files (every run asks it);
+    each other file is dated from its head and parsed on first use (a static check asks three
+    to five of the nine). Its head's date is its document's, for every built-in file."""
+    from envcheck.tables.groups import GROUPS
+    from envcheck.tables.reader import head_as_of, read_document
+
+    tables = load_tables()
+    pending = tables.__dict__["_pending"]
+    assert {name for name, (doc, _, _) in pending.items() if doc is not None} == {"torch_releases"}
+    for name in GROUPS:
+        path = builtin_dir() / f"{name}.json"
+        assert head_as_of(path) == read_document(path, name)["as_of"] == tables.files[name].as_of
+    assert tables.links is not None and "links" not in tables.unread
+
+
+def test_a_built_in_file_whose_head_misdates_it_is_refused_on_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A built-in file parsed on first use is still checked then: a broken one, or one whose
+    head dates it otherwise than its document, is a TableError naming the file."""
+    from envcheck.tables import load
+
+    for name in load.TABLE_NAMES:
+        shutil.copy(builtin_dir() / f"{name}.json", tmp_path / f"{name}.json")
+    doc = json.loads((tmp_path / "links.json").read_text("utf-8"))
+    (tmp_path / "links.json").write_text(
+        json.dumps({"meta": {"as_of": "2020-01-01"}, **doc}), "utf-8"
+    )
+    text = (tmp_path / "jetpack.json").read_text("utf-8")
+    (tmp_path / "jetpack.json").write_text(text[: len(text) // 2], "utf-8")
+    monkeypatch.setattr(load, "builtin_dir", lambda: tmp_path)
+    tables = load_tables()
+    assert tables.files["links"].as_of == "2020-01-01"  # what the head says
+    with pytest.raises(TableError, match=r"links\.json: as_of '\d{4}-\d\d-\d\d' is not '2020"):
+        _ = tables.links
+    with pytest.raises(TableError, match=r"jetpack\.json: not valid JSON"):
+        _ = tables.jetpacks
+
+
 def test_built_in_tables_read_on_use_hold_what_a_checked_load_reads(tmp_path: Path) -> None:
     """The built-in tables read each file's fields the first time one is used
     (tables.groups.OnUse); the same files given as a folder are read and checked at once.

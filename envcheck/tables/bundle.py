@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, Mapping
 
-from .reader import BUNDLED_TABLES, SCHEMA_VERSION, TableError, read_document
+from .reader import BUNDLED_TABLES, SCHEMA_VERSION, head_as_of, read_document
 
 __all__ = [
     "FORMAT",
@@ -38,7 +38,6 @@ FORMAT = 1
 MAX_MANIFEST = 64 * 1024  # bytes: nine names and hashes fit in 2 KiB
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_HEAD_AS_OF = re.compile(rb'"as_of"\s*:\s*"(\d{4}-\d{2}-\d{2})"')
 
 
 class BundleError(ValueError):
@@ -135,13 +134,7 @@ def builtin_as_of(folder: Path) -> str:
     dates = []
     for name in BUNDLED_TABLES:
         path = folder / f"{name}.json"
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(1024)
-        except OSError as exc:
-            raise TableError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        found = _HEAD_AS_OF.search(head)
-        dates.append(found.group(1).decode() if found else read_document(path, name)["as_of"])
+        dates.append(head_as_of(path) or read_document(path, name)["as_of"])
     return max(dates)
 
 

@@ -15,7 +15,7 @@ Wording), where a catalogue from elsewhere has each compiled when it is read.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Optional, Tuple
 
 from .model import Tables
 
@@ -98,13 +98,27 @@ def read_group(
 
 
 def _read_file(tables: Any, table: str) -> None:
-    """Read ``table``'s fields into ``tables``, if they are not read yet."""
-    pending: Dict[str, Tuple[Dict[str, Any], str, bool]] = tables.__dict__["_pending"]
+    """Read ``table``'s fields into ``tables``, if they are not read yet: from its document,
+    parsed now where the loader left it unparsed (a built-in file: envcheck.tables.load)."""
+    pending: Dict[str, Tuple[Optional[Dict[str, Any]], str, bool]] = tables.__dict__["_pending"]
     waiting = pending.get(table)
     if waiting is not None:  # else read already (by another thread, maybe, just now)
-        for name, value in read_group(table, *waiting).items():
+        data, path, builtin = waiting
+        if data is None:
+            data = _parsed(tables.files[table], table)
+        for name, value in read_group(table, data, path, builtin).items():
             object.__setattr__(tables, name, value)  # frozen: set as its __init__ sets
         pending.pop(table, None)
+
+
+def _parsed(file: TableFile, table: str) -> Dict[str, Any]:
+    """The document of a file the loader dated from its head, checked to hold that date."""
+    from .reader import TableError, read_document
+
+    data = read_document(file.path, table)
+    if data["as_of"] != file.as_of:
+        raise TableError(f"{file.path}: as_of {data['as_of']!r} is not {file.as_of!r}, its head's")
+    return data
 
 
 class _Field:
@@ -128,11 +142,12 @@ class OnUse(Tables):
     Tables: equality, repr and ``replace`` read every field."""
 
     @classmethod
-    def of(cls, docs: Mapping[str, Dict[str, Any]], **known: Any) -> OnUse:
-        """The tables of ``docs`` (each file's document by name); ``known`` holds ``files``
-        (which says where each came from) and the fields that are no file's own."""
+    def of(cls, docs: Mapping[str, Optional[Dict[str, Any]]], **known: Any) -> OnUse:
+        """The tables of ``docs`` (each file's document by name, None for a built-in file
+        parsed on first use); ``known`` holds ``files`` (which says where each came from) and
+        the fields that are no file's own."""
         made = cls.__new__(cls)
-        pending: Dict[str, Tuple[Dict[str, Any], str, bool]] = {}
+        pending: Dict[str, Tuple[Optional[Dict[str, Any]], str, bool]] = {}
         object.__setattr__(made, "_pending", pending)
         for name, value in known.items():
             object.__setattr__(made, name, value)

@@ -128,6 +128,21 @@ class Reader:
         return Provenance(tuple(sources), tuple(inferred), self.strings(notes, f"{where}.notes"))
 
 
+_HEAD_AS_OF = re.compile(rb'"as_of"\s*:\s*"(\d{4}-\d{2}-\d{2})"')
+
+
+def head_as_of(path: Path) -> Optional[str]:
+    """A table file's ``as_of`` read from its first KiB, where the tables keep it, without
+    parsing the file; None where it is not there (then read the document)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+    except OSError as exc:
+        raise TableError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    found = _HEAD_AS_OF.search(head)
+    return found.group(1).decode() if found else None
+
+
 def read_document(path: Path, name: str) -> Dict[str, Any]:
     try:
         with open(path, "rb") as fh:
