@@ -27,7 +27,7 @@ import sys
 from typing import Dict, List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_targets import Run, measure
+from bench_targets import Run, in_an_empty_folder, measure
 
 
 def torch_modules_imported(python: str, command: str) -> List[str]:
@@ -59,12 +59,13 @@ def main() -> None:
         "envcheck probe (deep)": [py, "-m", "envcheck", "probe", "--json"],
         "import torch": [py, "-c", "import torch"],
     }
-    for argv in commands.values():  # warm the page cache once; not counted
-        measure(argv)
     results: Dict[str, List[Run]] = {name: [] for name in commands}
-    for _ in range(args.runs):  # interleaved: a busy spell hits every command of a round
-        for name, argv in commands.items():
-            results[name].append(measure(argv))
+    with in_an_empty_folder():
+        for argv in commands.values():  # warm the page cache once; not counted
+            measure(argv)
+        for _ in range(args.runs):  # interleaved: a busy spell hits every command of a round
+            for name, argv in commands.items():
+                results[name].append(measure(argv))
 
     print(f"python {sys.version.split()[0]} at {py}, {args.runs} runs each, {os.cpu_count()} CPUs")
     print(f"{'command':28} {'CPU s':>7} {'wall s':>7} {'peak RSS MB':>12}")

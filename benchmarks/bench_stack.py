@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_targets
-from bench_targets import FLOOR, measure
+from bench_targets import FLOOR, in_an_empty_folder, measure
 
 
 def site(root: Path, n: int) -> Path:
@@ -66,16 +66,17 @@ def main() -> None:
         command = [script, "check", "--no-deep"]
         runs: dict = {"big": [], "empty": [], "floor": []}
         env = bench_targets.ENV
-        for i in range(args.runs + 1):
-            for key, path in (("big", big), ("empty", empty)):
-                env["PYTHONPATH"] = str(path)
-                run = measure(command)
+        with in_an_empty_folder():
+            for i in range(args.runs + 1):
+                for key, path in (("big", big), ("empty", empty)):
+                    env["PYTHONPATH"] = str(path)
+                    run = measure(command)
+                    if i:
+                        runs[key].append(run)
+                env.pop("PYTHONPATH", None)
+                run = measure(floor)
                 if i:
-                    runs[key].append(run)
-            env.pop("PYTHONPATH", None)
-            run = measure(floor)
-            if i:
-                runs["floor"].append(run)
+                    runs["floor"].append(run)
         cpu = {k: statistics.median(r.cpu for r in v) for k, v in runs.items()}
         for key, label in (("empty", "torch alone"), ("big", f"{args.dists} distributions")):
             ratio = statistics.median(a.cpu / b.cpu for a, b in zip(runs[key], runs["floor"]))
