@@ -124,8 +124,19 @@ def figures(python: str, script: str) -> List[Figure]:
     ]
 
 
+def middle_half(ratios: Sequence[float]) -> str:
+    """The middle half of the per-pair ratios (the first to the third quartile): how far one
+    pair strays from the median on this machine today. A target nearer the median than this
+    is met on some days and not on others."""
+    if len(ratios) < 4:
+        return "too few pairs"
+    low, _, high = statistics.quantiles(ratios, n=4)
+    return f"middle half {low:.2f}-{high:.2f}"
+
+
 def report(figure: Figure, ours: List[Run], theirs: List[Run]) -> str:
-    cpu = statistics.median(a.cpu / b.cpu for a, b in zip(ours, theirs))
+    ratios = [a.cpu / b.cpu for a, b in zip(ours, theirs)]
+    cpu = statistics.median(ratios)
     wall = statistics.median(a.wall / b.wall for a, b in zip(ours, theirs))
     rss = max(r.rss for r in ours)
     met = "met" if cpu <= figure.target else "NOT met"
@@ -136,7 +147,8 @@ def report(figure: Figure, ours: List[Run], theirs: List[Run]) -> str:
         )
     codes = sorted({r.code for r in ours})
     return (
-        f"{figure.name:12} {cpu:5.2f}x CPU  {wall:5.2f}x wall  vs {figure.anchor_name:13}"
+        f"{figure.name:12} {cpu:5.2f}x CPU ({middle_half(ratios)})  {wall:5.2f}x wall  "
+        f"vs {figure.anchor_name:13}"
         f" (ours {statistics.median(r.cpu for r in ours):.3f} s CPU "
         f"{statistics.median(r.wall for r in ours):.3f} s wall, anchor "
         f"{statistics.median(r.cpu for r in theirs):.3f} s CPU "
