@@ -19,18 +19,37 @@ if TYPE_CHECKING:
     Values = Mapping[str, Tuple[str, Callable[[str], Any]]]
 
 
+class UsageProblem(Exception):
+    """What the user asked cannot be done as asked, found while running (a bad config, an
+    override or interpreter that cannot be used, options that conflict): a usage error, exit
+    2. The click command says it as click says any usage error; a plain command line hands
+    it to click, which reads the line again and says it (nothing has been written then)."""
+
+
 def read(
-    args: Sequence[str], flags: Flags, values: Values, repeatable: Sequence[str] = ()
+    args: Sequence[str],
+    flags: Flags,
+    values: Values,
+    repeatable: Sequence[str] = (),
+    argument: Optional[str] = None,
 ) -> Optional[Dict[str, Any]]:
     """The keywords ``args`` give, or None where click must read them: an option not in
     ``flags`` or ``values`` (``--help`` among them), a flag given a value, a value missing,
     starting with "-" or not plainly valid, a keyword given twice (click keeps the last;
-    ``--deep --no-deep`` is one keyword twice), or anything that is not an option. A keyword
-    in ``repeatable`` collects its values in a tuple, as click's ``multiple=True`` does."""
+    ``--deep --no-deep`` is one keyword twice), or an argument where none is taken. A keyword
+    in ``repeatable`` collects its values in a tuple, as click's ``multiple=True`` does.
+    ``argument``: the keyword of the command's one argument (``diagnose FILE|-``), which
+    must then be there, once: a word that is no option, or "-" alone."""
     options: Dict[str, Any] = {}
     rest = list(args)
     while rest:
-        name, equals, inline = rest.pop(0).partition("=")
+        word = rest.pop(0)
+        if argument is not None and (word == "-" or not word.startswith("-")):
+            if argument in options:
+                return None
+            options[argument] = word
+            continue
+        name, equals, inline = word.partition("=")
         if name in flags and not equals:
             key, value = flags[name]
         elif name in values:
@@ -46,6 +65,8 @@ def read(
         elif key in options:
             return None
         options[key] = value
+    if argument is not None and argument not in options:
+        return None
     return options
 
 

@@ -15,6 +15,7 @@ says any usage error.
 from __future__ import annotations
 
 from . import exitcodes
+from ._plain_args import UsageProblem
 from .probes.timeouts import DEFAULT_TIMEOUT
 
 TYPE_CHECKING = False  # not typing's own: see envcheck._stdout
@@ -36,11 +37,6 @@ FLAGS = {
     "--deep": ("deep", True),
     "--no-deep": ("deep", False),
 }
-
-
-class UsageProblem(Exception):
-    """What the user asked cannot be done as asked (a bad config, override or interpreter):
-    a usage error, exit 2."""
 
 
 def run_check(

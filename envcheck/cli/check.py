@@ -9,7 +9,8 @@ from typing import Any
 import click
 
 from .._clickstyle import CONTEXT
-from ..plain_check import UsageProblem, run_check
+from .._plain_args import UsageProblem
+from ..plain_check import run_check
 from .options import deep_options, format_option, manager_option, output_option
 
 

@@ -1,10 +1,12 @@
-"""`envcheck check`'s usual command lines are read without click (envcheck.plain_check), every
-other one by its click command: both must read a command line alike, run the same body, and a
-plain line must cost no click import."""
+"""`envcheck check`'s and `envcheck diagnose`'s usual command lines are read without click
+(envcheck.plain_check, envcheck.plain_diagnose), every other one by their click commands: both
+must read a command line alike, run the same body, and a plain line must cost no click
+import."""
 
 from __future__ import annotations
 
 import inspect
+import io
 import json
 import subprocess
 import sys
@@ -96,16 +98,17 @@ def test_an_output_file_click_would_refuse_is_left_to_click(tmp_path: Path) -> N
     assert plain_options(["--html", str(link)]) is None
 
 
+# The console script's entry, reporting whether click was imported.
+CONSOLE = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: print('click imported:', 'click' in sys.modules, file=sys.stderr))\n"
+    "from envcheck._entry import main\nmain()\n"
+)
+
+
 def _console(*args: str, env: Dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """The console script's entry, reporting whether click was imported."""
-    code = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print('click imported:', 'click' in sys.modules, "
-        "file=sys.stderr))\n"
-        "from envcheck._entry import main\nmain()\n"
-    )
     return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, env=env
+        [sys.executable, "-c", CONSOLE, *args], capture_output=True, text=True, timeout=120, env=env
     )
 
 
@@ -156,3 +159,112 @@ def test_a_bug_on_the_plain_path_reads_as_one(no_gpu_env: Dict[str, str]) -> Non
     assert out.returncode == 3
     assert "envcheck failed unexpectedly; please report this:" in out.stderr
     assert "RuntimeError: a bug" in out.stderr and out.stdout == ""
+
+
+# --------------------------------------------------------------------------- diagnose
+
+DIAGNOSE_PLAIN = [
+    ["report.txt"],
+    ["-"],
+    ["--json", "report.txt"],
+    ["report.txt", "--format", "markdown"],
+    ["--format=html", "--strict", "-"],
+    ["--ignore", "MSG001", "report.txt", "--ignore=PY002"],
+    ["--json", "--format", "json", "report.txt"],
+]
+DIAGNOSE_NOT_PLAIN = [
+    [],
+    ["--help"],
+    ["a.txt", "b.txt"],
+    ["--format", "github", "report.txt"],
+    ["--json", "--format", "markdown", "report.txt"],
+    ["--ignore", "report.txt"],
+    ["--strict=1", "report.txt"],
+    ["-x"],
+    ["--", "report.txt"],
+]
+
+
+def diagnose_click_reads(argv: List[str]) -> Dict[str, Any]:
+    from envcheck.cli.diagnose import diagnose
+
+    params = dict(diagnose.make_context("diagnose", list(argv)).params)
+    source = params.pop("source")
+    name = getattr(source, "name", None)
+    params["source"] = name if isinstance(name, str) and name != "<stdin>" else "-"
+    if params["source"] != "-":
+        source.close()
+    return params
+
+
+@pytest.mark.parametrize("argv", DIAGNOSE_PLAIN, ids=" ".join)
+def test_a_plain_diagnose_line_reads_as_click_reads_it(
+    argv: List[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from envcheck.plain_diagnose import plain_options, run_diagnose
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"nvidia-smi\n")))
+    (tmp_path / "report.txt").write_text("nvidia-smi\n", "utf-8")
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(run_diagnose).parameters.items()
+        if name not in ("source", "tables_dir")
+    }
+    options = plain_options(argv)
+    assert options is not None
+    assert {**defaults, **options} == diagnose_click_reads(argv)
+
+
+@pytest.mark.parametrize("argv", DIAGNOSE_NOT_PLAIN, ids=lambda a: " ".join(a) or "(none)")
+def test_any_other_diagnose_line_is_left_to_click(argv: List[str]) -> None:
+    from envcheck.plain_diagnose import plain_options
+
+    assert plain_options(argv) is None
+
+
+REPORT = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_both_ways_diagnose_alike(how: str, tmp_path: Path, no_gpu_env: Dict[str, str]) -> None:
+    """The plain line (no click) and the same line through the group (click) print the same
+    report and exit alike, from a file or from stdin; a FILE that cannot be opened is click's
+    usage error."""
+    (tmp_path / "report.txt").write_text(REPORT, "utf-8")
+    source = str(tmp_path / "report.txt") if how == "file" else "-"
+    runs = []
+    for group in ([], ["--tables", str(builtin_dir())]):
+        runs.append(
+            subprocess.run(
+                [sys.executable, "-c", CONSOLE, *group, "diagnose", "--json", source],
+                input=REPORT,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=no_gpu_env,
+            )
+        )
+    plain, grouped = runs
+    assert "click imported: False" in plain.stderr and "click imported: True" in grouped.stderr
+    assert plain.returncode == grouped.returncode == 1, plain.stderr
+    a, b = json.loads(plain.stdout), json.loads(grouped.stdout)
+    assert a["command"] == "diagnose" and "MSG001" in [f["code"] for f in a["findings"]]
+    assert [f["code"] for f in a["findings"]] == [f["code"] for f in b["findings"]]
+    missing = _console("diagnose", str(tmp_path / "nowhere.txt"), env=no_gpu_env)
+    assert missing.returncode == 2 and "No such file or directory" in missing.stderr
+
+
+def test_a_paste_that_reads_as_nothing_is_not_judged_without_click(
+    no_gpu_env: Dict[str, str],
+) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", CONSOLE, "diagnose", "-"],
+        input="hello\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=no_gpu_env,
+    )
+    assert out.returncode == 2 and "found nothing it can read" in out.stdout
+    assert "click imported: False" in out.stderr
