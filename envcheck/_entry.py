@@ -6,8 +6,9 @@ its cost. So `envcheck healthcheck` runs without the group: its usual command li
 (no option, or ``--gpus N``, ``--timeout S``, ``--deep``) without click either (about
 20 ms), anything else through its one click command (``envcheck.healthcheck_command``,
 registered in the group too), which reads it as the group would. `envcheck`, `envcheck
-check` and `envcheck diagnose FILE|-` with their usual options run without click as well
-(envcheck.plain_check, envcheck.plain_diagnose), the same body as the click command's.
+check`, `envcheck diagnose FILE|-` and `envcheck probe` with their usual options run without
+click as well (envcheck.plain_check, .plain_diagnose, .plain_probe), the same body as the
+click command's.
 Everything else goes to the click CLI.
 
 Every way in (both paths, and ``torchrun ... -m envcheck.smoke``, whose ranks are
@@ -181,11 +182,13 @@ def _main(argv: Optional[List[str]]) -> None:
         from .healthcheck_command import main as healthcheck
 
         sys.exit(healthcheck(args[1:]))
-    if args[:1] in ([], ["check"], ["diagnose"]):
+    if args[:1] in ([], ["check"], ["diagnose"], ["probe"]):
         from .report.emit import failures_explained
 
         if args[:1] == ["diagnose"]:
             from .plain_diagnose import run_plain
+        elif args[:1] == ["probe"]:
+            from .plain_probe import run_plain
         else:
             from .plain_check import run_plain
         with failures_explained():

@@ -29,14 +29,29 @@ if TYPE_CHECKING:
 COMPLETION = "_ENVCHECK_COMPLETE"
 MIN_TIMEOUT = 0.1  # seconds: the least --timeout click's FloatRange takes
 
-FLAGS = {
-    "--json": ("as_json", True),
-    "--strict": ("strict", True),
-    "--smoke": ("with_smoke", True),
+# how the machine is probed: the options `check` and `probe` share (cli.options.deep_options)
+DEEP_FLAGS = {
     "--show-ids": ("show_ids", True),
     "--deep": ("deep", True),
     "--no-deep": ("deep", False),
 }
+FLAGS = {
+    "--json": ("as_json", True),
+    "--strict": ("strict", True),
+    "--smoke": ("with_smoke", True),
+    **DEEP_FLAGS,
+}
+
+
+def deep_values() -> Values:
+    """The readers of --timeout and --python, as click's deep_options read them."""
+    from ._plain_args import decimal
+
+    def timeout(text: str) -> Optional[float]:
+        value = decimal(text)
+        return value if value is not None and value >= MIN_TIMEOUT else None
+
+    return {"--timeout": ("timeout", timeout), "--python": ("python", str)}
 
 
 def run_check(
@@ -122,13 +137,9 @@ def _tables_unusable(exc: Exception) -> int:
 def plain_options(args: Sequence[str]) -> Optional[Dict[str, Any]]:
     """The keywords of :func:`run_check` for a command line after ``check`` that click would
     read the same way, or None (see the module, and envcheck._plain_args)."""
-    from ._plain_args import decimal, read
+    from ._plain_args import read
     from .report.formats import FORMATS
     from .values import Manager
-
-    def timeout(text: str) -> Optional[float]:
-        value = decimal(text)
-        return value if value is not None and value >= MIN_TIMEOUT else None
 
     def output_file(text: str) -> Optional[str]:
         from ._outfile import OutputPathError, check_target
@@ -143,12 +154,11 @@ def plain_options(args: Sequence[str]) -> Optional[Dict[str, Any]]:
     values: Values = {
         "--format": ("fmt", lambda text: text if text in FORMATS else None),
         "--manager": ("manager", lambda text: text if text in managers else None),
-        "--timeout": ("timeout", timeout),
         "--junit": ("junit", output_file),
         "--html": ("html", output_file),
         "--config": ("config", str),
-        "--python": ("python", str),
         "--ignore": ("ignore", str),
+        **deep_values(),
     }
     return read(args, FLAGS, values, repeatable=("ignore",))
 

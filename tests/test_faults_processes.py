@@ -199,7 +199,7 @@ def command(args):
         print("after the child", flush=True)
 
 cli.main = command
-_entry.main(["probe"])  # a command click reads (`check` may run without it)
+_entry.main(["tables"])  # a command click always reads (`check` may run without it)
 """
 
 

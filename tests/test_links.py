@@ -286,14 +286,13 @@ def test_the_cli_and_the_html_page_name_generations_from_the_link_table(
     probe whose tables cannot be read still prints every fact, with the rates."""
     from click.testing import CliRunner
 
-    from envcheck import cli
-    from envcheck.cli import options
+    from envcheck import cli, plain_probe
     from envcheck.report.formats import render
     from tests.fixtures import profile, report_of
 
     sysfs_machine(tmp_path, bdfs("4xA100-link-down"), {}, acs=0x0011, iommu="identity")
     facts = probe(tmp_path, "4xA100-link-down")
-    monkeypatch.setattr(options, "probe_facts", lambda **kwargs: facts)  # sysfs, NVML: fakes
+    monkeypatch.setattr(plain_probe, "probe_facts", lambda *a, **kw: facts)  # sysfs, NVML: fakes
     shown = CliRunner().invoke(cli.cli, ["probe", "--no-deep"])
     assert shown.exit_code == 0 and "PCIe Gen4 x16 (max Gen5 x16)" in shown.output, shown.output
     broken = tmp_path / "tables"

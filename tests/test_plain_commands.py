@@ -268,3 +268,52 @@ def test_a_paste_that_reads_as_nothing_is_not_judged_without_click(
     )
     assert out.returncode == 2 and "found nothing it can read" in out.stdout
     assert "click imported: False" in out.stderr
+
+
+# --------------------------------------------------------------------------- probe
+
+PROBE_PLAIN = [
+    [],
+    ["--json"],
+    ["--no-deep", "--json"],
+    ["--timeout=5", "--show-ids"],
+    ["--python", "/usr/bin/python3"],
+]
+PROBE_NOT_PLAIN = [["--help"], ["--strict"], ["--json", "--json"], ["--timeout", "0"], ["x"]]
+
+
+@pytest.mark.parametrize("argv", PROBE_PLAIN, ids=lambda a: " ".join(a) or "(none)")
+def test_a_plain_probe_line_reads_as_click_reads_it(argv: List[str]) -> None:
+    from envcheck.cli.probe import probe
+    from envcheck.plain_probe import plain_options, run_probe
+
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(run_probe).parameters.items()
+        if name != "tables_dir"
+    }
+    options = plain_options(argv)
+    assert options is not None
+    assert {**defaults, **options} == dict(probe.make_context("probe", list(argv)).params)
+
+
+@pytest.mark.parametrize("argv", PROBE_NOT_PLAIN, ids=" ".join)
+def test_any_other_probe_line_is_left_to_click(argv: List[str]) -> None:
+    from envcheck.plain_probe import plain_options
+
+    assert plain_options(argv) is None
+
+
+def test_both_ways_probe_alike(no_gpu_env: Dict[str, str]) -> None:
+    """The plain line and the same line through the group print the same facts; a bad
+    override found while probing is click's usage error (exit 2) either way."""
+    plain = _console("probe", "--no-deep", "--json", env=no_gpu_env)
+    grouped = _console(
+        "--tables", str(builtin_dir()), "probe", "--no-deep", "--json", env=no_gpu_env
+    )
+    assert "click imported: False" in plain.stderr and "click imported: True" in grouped.stderr
+    assert plain.returncode == grouped.returncode == 0, plain.stderr
+    a, b = json.loads(plain.stdout), json.loads(grouped.stdout)
+    assert a["python"] == b["python"] and a["system"]["os"] == b["system"]["os"]
+    bad = _console("probe", "--no-deep", env={**no_gpu_env, "ENVCHECK_GPUS": "garbage"})
+    assert bad.returncode == 2 and "ENVCHECK_GPUS" in bad.stderr and bad.stdout == ""

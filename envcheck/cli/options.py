@@ -68,12 +68,12 @@ def target(python: Optional[str]) -> Target:
 def probe_facts(python: Optional[str] = None, **kwargs: Any) -> Facts:
     """The probe of the interpreter the user means; a bad override or interpreter is a usage
     error."""
-    from ..probes import InterpreterError, OverrideError
-    from ..probes import probe as run_probe
+    from .._plain_args import UsageProblem
+    from ..plain_probe import probe_facts as probe
 
     try:
-        return run_probe(**target(python), **kwargs)
-    except (OverrideError, InterpreterError) as exc:
+        return probe(python, **kwargs)
+    except UsageProblem as exc:
         raise click.UsageError(str(exc)) from None
 
 
