@@ -1,4 +1,5 @@
-"""The `envcheck` console script: `healthcheck` and `check` take a fast path past click.
+"""The `envcheck` console script: `healthcheck` and the usual lines of `check`, `diagnose` and
+`probe` take a fast path past click.
 
 A healthcheck runs every few seconds for the life of a container; importing the
 CLI group (``envcheck.cli``, which loads the compatibility tables) would double
@@ -7,8 +8,7 @@ its cost. So `envcheck healthcheck` runs without the group: its usual command li
 20 ms), anything else through its one click command (``envcheck.healthcheck_command``,
 registered in the group too), which reads it as the group would. `envcheck`, `envcheck
 check`, `envcheck diagnose FILE|-` and `envcheck probe` with their usual options run without
-click as well (envcheck.plain_check, .plain_diagnose, .plain_probe), the same body as the
-click command's.
+click as well (envcheck.commands), the same body as the click command's.
 Everything else goes to the click CLI.
 
 Every way in (both paths, and ``torchrun ... -m envcheck.smoke``, whose ranks are
@@ -168,6 +168,22 @@ def main(argv: Optional[List[str]] = None) -> None:
     run_entry(lambda: _main(argv))
 
 
+def _run_plain(args: List[str]) -> Optional[int]:
+    """``args`` run without click (envcheck.commands): the exit code, or None where click
+    must read them. A usage error found while running is said as click says one."""
+    from ._plain_args import UsageProblem
+    from .commands import run_plain
+    from .report.emit import failures_explained
+
+    with failures_explained():
+        try:
+            return run_plain(args)
+        except UsageProblem as exc:
+            from .cli import usage_error
+
+            return usage_error(args[0] if args else "check", str(exc))
+
+
 def _main(argv: Optional[List[str]]) -> None:
     from ._cwd import leave_if_deleted
 
@@ -182,19 +198,9 @@ def _main(argv: Optional[List[str]]) -> None:
         from .healthcheck_command import main as healthcheck
 
         sys.exit(healthcheck(args[1:]))
-    if args[:1] in ([], ["check"], ["diagnose"], ["probe"]):
-        from .report.emit import failures_explained
-
-        if args[:1] == ["diagnose"]:
-            from .plain_diagnose import run_plain
-        elif args[:1] == ["probe"]:
-            from .plain_probe import run_plain
-        else:
-            from .plain_check import run_plain
-        with failures_explained():
-            code = run_plain(args[1:])
-        if code is not None:  # the usual command line: no click to import
-            sys.exit(code)
+    code = _run_plain(args)
+    if code is not None:  # the usual line of a command envcheck.commands runs: no click
+        sys.exit(code)
     from .cli import main as cli_main
 
     cli_main(args)

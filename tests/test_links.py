@@ -286,7 +286,8 @@ def test_the_cli_and_the_html_page_name_generations_from_the_link_table(
     probe whose tables cannot be read still prints every fact, with the rates."""
     from click.testing import CliRunner
 
-    from envcheck import cli, plain_probe
+    from envcheck import cli
+    from envcheck.commands import probe as plain_probe
     from envcheck.report.formats import render
     from tests.fixtures import profile, report_of
 

@@ -1,6 +1,6 @@
-"""`envcheck check`'s and `envcheck diagnose`'s usual command lines are read without click
-(envcheck.plain_check, envcheck.plain_diagnose), every other one by their click commands: both
-must read a command line alike, run the same body, and a plain line must cost no click
+"""The usual command lines of `envcheck check`, `diagnose` and `probe` are read without click
+(envcheck.commands), every other one by their click commands: both must read a command line
+alike, run the same body, say a usage error alike, and a plain line must cost no click
 import."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Dict, List
 import pytest
 
 from envcheck.cli.check import check as command
-from envcheck.plain_check import plain_options, run_check
+from envcheck.commands.check import plain_options, run_check, run_plain
 from envcheck.tables.load import builtin_dir
 from tests.runner import user_env
 
@@ -90,12 +90,21 @@ def test_anything_else_is_left_to_click(argv: List[str]) -> None:
     assert plain_options(argv) is None
 
 
-def test_an_output_file_click_would_refuse_is_left_to_click(tmp_path: Path) -> None:
-    """A --junit FILE that is a folder or a link is a usage error click states (exit 2)."""
+def test_an_output_file_click_would_refuse_is_left_to_click(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A --junit FILE that is a folder or a link is a usage error click states (exit 2): the
+    plain line is left to click before anything runs. Reading a line creates nothing: a line
+    click must read (a repeat, an unknown option) leaves no folder behind."""
     link = tmp_path / "link.xml"
     link.symlink_to(tmp_path / "elsewhere.xml")
-    assert plain_options(["--junit", str(tmp_path)]) is None
-    assert plain_options(["--html", str(link)]) is None
+    monkeypatch.setattr("envcheck.commands.check.run_check", lambda *a, **k: pytest.fail("ran"))
+    assert run_plain(["--junit", str(tmp_path)]) is None
+    assert run_plain(["--html", str(link)]) is None
+    twice = ["--junit", f"{tmp_path}/a/j.xml", "--junit", f"{tmp_path}/b/j.xml"]
+    unknown = ["--junit", f"{tmp_path}/c/j.xml", "--bogus"]
+    assert run_plain(twice) is None and run_plain(unknown) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.xml"]
 
 
 # The console script's entry, reporting whether click was imported.
@@ -171,13 +180,13 @@ DIAGNOSE_PLAIN = [
     ["--format=html", "--strict", "-"],
     ["--ignore", "MSG001", "report.txt", "--ignore=PY002"],
     ["--json", "--format", "json", "report.txt"],
+    ["--json", "--format", "markdown", "report.txt"],  # read alike; the body says they conflict
 ]
 DIAGNOSE_NOT_PLAIN = [
     [],
     ["--help"],
     ["a.txt", "b.txt"],
     ["--format", "github", "report.txt"],
-    ["--json", "--format", "markdown", "report.txt"],
     ["--ignore", "report.txt"],
     ["--strict=1", "report.txt"],
     ["-x"],
@@ -201,7 +210,7 @@ def diagnose_click_reads(argv: List[str]) -> Dict[str, Any]:
 def test_a_plain_diagnose_line_reads_as_click_reads_it(
     argv: List[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from envcheck.plain_diagnose import plain_options, run_diagnose
+    from envcheck.commands.diagnose import plain_options, run_diagnose
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"nvidia-smi\n")))
@@ -218,7 +227,7 @@ def test_a_plain_diagnose_line_reads_as_click_reads_it(
 
 @pytest.mark.parametrize("argv", DIAGNOSE_NOT_PLAIN, ids=lambda a: " ".join(a) or "(none)")
 def test_any_other_diagnose_line_is_left_to_click(argv: List[str]) -> None:
-    from envcheck.plain_diagnose import plain_options
+    from envcheck.commands.diagnose import plain_options
 
     assert plain_options(argv) is None
 
@@ -285,7 +294,7 @@ PROBE_NOT_PLAIN = [["--help"], ["--strict"], ["--json", "--json"], ["--timeout",
 @pytest.mark.parametrize("argv", PROBE_PLAIN, ids=lambda a: " ".join(a) or "(none)")
 def test_a_plain_probe_line_reads_as_click_reads_it(argv: List[str]) -> None:
     from envcheck.cli.probe import probe
-    from envcheck.plain_probe import plain_options, run_probe
+    from envcheck.commands.probe import plain_options, run_probe
 
     defaults = {
         name: parameter.default
@@ -299,7 +308,7 @@ def test_a_plain_probe_line_reads_as_click_reads_it(argv: List[str]) -> None:
 
 @pytest.mark.parametrize("argv", PROBE_NOT_PLAIN, ids=" ".join)
 def test_any_other_probe_line_is_left_to_click(argv: List[str]) -> None:
-    from envcheck.plain_probe import plain_options
+    from envcheck.commands.probe import plain_options
 
     assert plain_options(argv) is None
 
@@ -317,3 +326,90 @@ def test_both_ways_probe_alike(no_gpu_env: Dict[str, str]) -> None:
     assert a["python"] == b["python"] and a["system"]["os"] == b["system"]["os"]
     bad = _console("probe", "--no-deep", env={**no_gpu_env, "ENVCHECK_GPUS": "garbage"})
     assert bad.returncode == 2 and "ENVCHECK_GPUS" in bad.stderr and bad.stdout == ""
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_a_usage_error_is_said_once_as_click_says_it(
+    tmp_path: Path, no_gpu_env: Dict[str, str]
+) -> None:
+    """A usage error found while a plain line runs is not found again by running it through
+    click: a --config read from a pipe (which cannot be read twice) is still refused, exit 2,
+    and the message reads as click's for the same line (the group's --tables sends it there)."""
+    bad = '[tool.envcheck]\ngpus = "x"\n'
+    piped = subprocess.run(
+        [sys.executable, "-c", CONSOLE, "check", "--no-deep", "--config", "/dev/stdin"],
+        input=bad,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=no_gpu_env,
+    )
+    assert piped.returncode == 2 and piped.stdout == "", piped.stdout
+    assert "Error: /dev/stdin: gpus = 'x' is not a whole number" in piped.stderr
+    config = tmp_path / "envcheck.toml"
+    config.write_text(bad, "utf-8")
+    plain = _console("check", "--no-deep", "--config", str(config), env=no_gpu_env)
+    tables = ("--tables", str(builtin_dir()))
+    grouped = _console(*tables, "check", "--no-deep", "--config", str(config), env=no_gpu_env)
+    assert plain.returncode == grouped.returncode == 2
+    assert "click imported: True" in plain.stderr  # only to say the error
+    assert plain.stderr == grouped.stderr and plain.stderr.startswith("Usage: envcheck check")
+    conflict = _console("diagnose", "--json", "--format", "markdown", str(config), env=no_gpu_env)
+    assert conflict.returncode == 2 and "give one" in conflict.stderr
+    assert conflict.stderr.startswith("Usage: envcheck diagnose [OPTIONS] FILE|-")
+
+
+BROKEN_BUILTIN = """
+import shutil, sys
+from pathlib import Path
+from envcheck.tables import load
+folder = Path(sys.argv[1])
+for name in load.TABLE_NAMES:
+    shutil.copy(load.builtin_dir() / f"{name}.json", folder / f"{name}.json")
+broken = folder / f"{sys.argv[2]}.json"
+text = broken.read_text("utf-8")
+broken.write_text(text[: len(text) // 2], "utf-8")
+load.builtin_dir = lambda: folder
+from envcheck._entry import main
+main(sys.argv[3:])
+"""
+
+
+@pytest.mark.parametrize(
+    "table, command", [("gpu_arches", ["check", "--no-deep"]), ("messages", ["diagnose", "-"])]
+)
+def test_a_broken_built_in_table_read_on_use_ends_the_run_as_at_load(
+    table: str, command: List[str], tmp_path: Path, no_gpu_env: Dict[str, str]
+) -> None:
+    """A built-in file is parsed on first use (tables.groups.OnUse): one that turns out broken
+    then ends the run as unusable tables do at load (exit 3, one line saying which file),
+    never as a check that failed, a READY or a traceback."""
+    env = {**no_gpu_env, "ENVCHECK_GPUS": "NVIDIA A100-SXM4-80GB:8.0:80GiB"}
+    out = subprocess.run(
+        [sys.executable, "-c", BROKEN_BUILTIN, str(tmp_path), table, *command],
+        input="CUDA error: no kernel image is available for execution on the device\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert out.returncode == 3, out.stdout + out.stderr
+    assert "envcheck: cannot use the compatibility tables:" in out.stderr
+    assert f"{table}.json: not valid JSON" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_what_is_written_holds_no_control_sequence_and_no_lone_surrogate(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As click's echo did: a path or a paste that holds an ANSI sequence cannot colour the
+    terminal or move its cursor, unless colour is asked; an undecodable byte of a file name
+    is a "?"."""
+    from envcheck.report.emit import write
+
+    write("py\x1b[31mred \x1b[2Jx\n")
+    write("py\x1b[31mred\n", color=True)
+    write("big\udcff.txt\n", err=True)
+    out, err = capsys.readouterr()
+    assert out == "pyred x\npy\x1b[31mred\n" and err == "big?.txt\n"

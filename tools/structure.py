@@ -88,6 +88,7 @@ LAYERS: List[Tuple[str, ...]] = [
     # the command line and the package's public face
     (
         "envcheck.cli",
+        "envcheck.commands",
         "envcheck.healthcheck",
         "envcheck._entry",
         "envcheck.__main__",

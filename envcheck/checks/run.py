@@ -7,7 +7,7 @@ from typing import Callable, List, Optional, Sequence
 from ..facts import Facts
 from ..findings import Finding, sort_key
 from ..rules import RULES
-from ..tables import Tables
+from ..tables import TableError, Tables
 from . import (
     arch,
     build,
@@ -61,6 +61,8 @@ def run_checks(facts: Facts, tables: Tables, planned: Optional[Planned] = None) 
                 findings.extend(check(facts, tables, the_plan))
             else:
                 findings.extend(check(facts, tables))
+        except TableError:  # tables that cannot be used are no rule's bug: the run says so
+            raise
         except Exception as exc:  # a bug in one rule must not hide the others
             name = f"{check.__module__}.{check.__name__}"
             findings.append(

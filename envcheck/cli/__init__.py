@@ -81,4 +81,20 @@ def main(argv: Optional[List[str]] = None) -> None:
         cli.main(args=argv, prog_name="envcheck", standalone_mode=True)
 
 
-__all__ = ["cli", "installed_mismatches", "main", "run_install"]
+def usage_error(command: str, message: str) -> int:
+    """Say a usage error that a command line run without click found while running
+    (envcheck.commands) as click says one for ``command``: its usage line, how to get help,
+    the message; exit 2. Nothing is read or run again (a --config read from a pipe could not
+    be), and the line is not parsed again."""
+    group = click.Context(cli, info_name="envcheck", **cli.context_settings)
+    command_cli = cli.get_command(group, command)
+    assert command_cli is not None, command  # envcheck.commands runs only these commands
+    context = command_cli.context_class(
+        command_cli, info_name=command, parent=group, **command_cli.context_settings
+    )
+    error = click.UsageError(message, ctx=context)
+    error.show()
+    return error.exit_code
+
+
+__all__ = ["cli", "installed_mismatches", "main", "run_install", "usage_error"]

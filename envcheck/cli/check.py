@@ -1,5 +1,5 @@
 """`envcheck check`'s click command: its options, help and usage errors. Its body is
-envcheck.plain_check.run_check, which the console script also runs without click for the
+envcheck.commands.check.run_check, which the console script also runs without click for the
 usual command lines; the keywords click passes are that function's."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import click
 
 from .._clickstyle import CONTEXT
 from .._plain_args import UsageProblem
-from ..plain_check import run_check
+from ..commands.check import run_check
 from .options import deep_options, format_option, manager_option, output_option
 
 

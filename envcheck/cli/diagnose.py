@@ -1,5 +1,5 @@
 """`envcheck diagnose FILE|-`'s click command: its options, help and usage errors. Its body
-is envcheck.plain_diagnose.run_diagnose (the facts read from a pasted report, through the
+is envcheck.commands.diagnose.run_diagnose (the facts read from a pasted report, through the
 same core, in the format asked for; text with nothing readable in it is not judged, exit 2),
 which the console script also runs without click for the usual command lines."""
 
@@ -11,7 +11,7 @@ import click
 
 from .._clickstyle import CONTEXT
 from .._plain_args import UsageProblem
-from ..plain_diagnose import FORMATS, run_diagnose
+from ..commands.diagnose import DIAGNOSIS_FORMATS, run_diagnose
 
 
 @click.command(context_settings=CONTEXT)
@@ -22,7 +22,7 @@ from ..plain_diagnose import FORMATS, run_diagnose
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(list(FORMATS)),
+    type=click.Choice(list(DIAGNOSIS_FORMATS)),
     default=None,
     help="text (default), json, markdown: a reply to paste into the reporter's issue, or "
     "html: one self-contained page.",

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar
 import click
 
 from .. import exitcodes
+from ..commands.common import MIN_TIMEOUT, managers
 from ..probes import DEFAULT_TIMEOUT  # probes/__init__ imports no probe: cheap
-from ..values import Manager
 
 if TYPE_CHECKING:
     from ..facts import Facts
@@ -21,9 +21,8 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# What `--manager` renders for (check's install fix, install's plan): the vocabulary of the
-# renderers' registry (install/managers/ has one renderer for each Manager).
-MANAGERS = [str(manager) for manager in Manager]
+# What `--manager` renders for (check's install fix, install's plan)
+MANAGERS = managers()
 
 
 def manager_option(what: str) -> Callable[[F], F]:
@@ -41,7 +40,7 @@ def manager_option(what: str) -> Callable[[F], F]:
 def load_tables(ctx: click.Context) -> Tables:
     """The compatibility tables (``--tables DIR`` of the group, else the built-in ones);
     unreadable tables end the command with exit 3."""
-    from ..plain_check import tables_or_none
+    from ..commands.common import tables_or_none
 
     tables = tables_or_none((ctx.obj or {}).get("tables_dir"))
     if tables is None:
@@ -69,7 +68,7 @@ def probe_facts(python: Optional[str] = None, **kwargs: Any) -> Facts:
     """The probe of the interpreter the user means; a bad override or interpreter is a usage
     error."""
     from .._plain_args import UsageProblem
-    from ..plain_probe import probe_facts as probe
+    from ..commands.probe import probe_facts as probe
 
     try:
         return probe(python, **kwargs)
@@ -92,7 +91,7 @@ def deep_options(fn: F) -> F:
     )(fn)
     fn = click.option(
         "--timeout",
-        type=click.FloatRange(min=0.1),
+        type=click.FloatRange(min=MIN_TIMEOUT),
         default=DEFAULT_TIMEOUT,
         show_default=True,
         help="Seconds the deep probe may take before it is killed.",

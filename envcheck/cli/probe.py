@@ -1,5 +1,5 @@
 """`envcheck probe`'s click command: its options, help and usage errors. Its body is
-envcheck.plain_probe.run_probe (the Facts of this machine or another interpreter, as JSON or
+envcheck.commands.probe.run_probe (the Facts of this machine or another interpreter, as JSON or
 text; nothing is judged), which the console script also runs without click for the usual
 command lines."""
 
@@ -11,7 +11,7 @@ import click
 
 from .._clickstyle import CONTEXT
 from .._plain_args import UsageProblem
-from ..plain_probe import run_probe
+from ..commands.probe import run_probe
 from . import options
 
 
