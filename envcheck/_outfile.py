@@ -74,6 +74,7 @@ def write_text(path: str, text: str, append: bool = False) -> None:
     nofollow = getattr(os, "O_NOFOLLOW", 0)
     if not nofollow and os.path.islink(path):
         raise OSError(errno.ELOOP, "is a symbolic link: not followed", path)
+    data = text.encode("utf-8", "replace")  # a lone surrogate (an undecodable byte of a name): "?"
     flags = os.O_WRONLY | os.O_CREAT | nofollow | getattr(os, "O_BINARY", 0)
     flags |= getattr(os, "O_NONBLOCK", 0) | (os.O_APPEND if append else 0)
     try:
@@ -90,4 +91,4 @@ def write_text(path: str, text: str, append: bool = False) -> None:
             raise OSError(errno.EINVAL, f"is {kind}: not written", path)
         if not append:
             os.ftruncate(fd, 0)  # only now: a file that is refused is left as it was
-        fh.write(text.encode("utf-8"))
+        fh.write(data)

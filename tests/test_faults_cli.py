@@ -376,3 +376,25 @@ def test_a_utf8_terminal_keeps_every_character() -> None:
         env={"ENVCHECK_GPUS": f"{ODD_GPU}:8.9:24GiB", "PYTHONIOENCODING": "utf-8"},
     )
     assert f"{ODD_GPU}, sm_89" in out.stdout and out.returncode == 0
+
+
+def test_a_junit_file_of_a_path_with_control_characters_still_parses(tmp_path: Path) -> None:
+    """A finding may quote a path or a paste holding an ESC (a colour) or an undecodable byte
+    of a file name (a lone surrogate): the JUnit file carries each as "?", so every CI reader
+    still parses it, and writing it never fails on the surrogate."""
+    from xml.etree import ElementTree as ET
+
+    from envcheck._outfile import write_text
+    from envcheck._record import replace
+    from envcheck.report.ci import render_junit
+    from envcheck.rules import RULES
+    from tests.fixtures import profile, report_of
+
+    report = report_of(profile("h100-server"))
+    odd = RULES["TRC003"]("torch at /x/py\x1b[31mred\udcffx", ["/x/py\x1b[>0c"], "fix")
+    text = render_junit(replace(report, findings=[*report.findings, odd]))
+    root = ET.fromstring(text.encode("utf-8"))
+    assert "torch at /x/py?[31mred?x" in ET.tostring(root, encoding="unicode")
+    path = tmp_path / "j.xml"
+    write_text(str(path), text + "\udcff")
+    assert path.read_bytes().endswith(b"?")

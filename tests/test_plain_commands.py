@@ -408,7 +408,7 @@ def test_what_is_written_holds_no_control_sequence_and_no_lone_surrogate(
     is a "?"."""
     from envcheck.report.emit import write
 
-    write("py\x1b[31mred \x1b[2Jx\n")
+    write("py\x1b[31mred \x1b[2Jx\x1b[>0c\x1b[2~\x1b[1 q\n")
     write("py\x1b[31mred\n", color=True)
     write("big\udcff.txt\n", err=True)
     out, err = capsys.readouterr()

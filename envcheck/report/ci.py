@@ -12,6 +12,7 @@ import os
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional
 from xml.etree import ElementTree as ET
 
+from .._patterns import compile_on_use
 from ..findings import Finding
 from ..rules import RULES
 from ..values import Severity, SmokeStatus
@@ -71,9 +72,14 @@ def render_junit(report: Report) -> str:
     if report.smoke:
         _smoke_suite(suites, report)
     ET.indent(suites)
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
-    )
+    text = ET.tostring(suites, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + _NOT_XML.sub("?", text) + "\n"
+
+
+# What XML 1.0 carries in no form, escaped or not (the C0 controls but tab and line breaks, lone
+# surrogates): a path or a pasted message may hold them (an ESC of a colour, an undecodable
+# byte of a file name), and ElementTree writes them as they are, which no reader parses.
+_NOT_XML = compile_on_use("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _checks_suite(suites: ET.Element, report: Report) -> None:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 # an ANSI control sequence (a colour, a cursor move), as click's echo took them out
-_ANSI = compile_on_use(r"\x1b\[[;?0-9]*[a-zA-Z]")
+_ANSI = compile_on_use(r"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
 def write(text: str, err: bool = False, color: bool = False) -> None:
