@@ -15,7 +15,9 @@ collect_env, ending in one error (what a long paste usually is). For each, three
   compiled; what scanning.py asks of each pattern is read from diagnose/pattern_answers.json,
   worked out ahead). Until 2026-12-07 the readers' patterns were all compiled when
   envcheck.diagnose was imported, before this figure's clock starts (about 20 ms a run it
-  left out; the import is now that much cheaper);
+  left out; the import is now that much cheaper); until 2026-12-08 load_tables parsed every
+  built-in table file, also before the clock: a file is now parsed the first time the read
+  asks it (the message catalogue, a quarter MiB, among them), so the read pays that;
 - **marginal**: what one more MiB costs, from the warm figures of the smallest and largest
   size (the per-run costs that do not grow with the text cancel out).
 
