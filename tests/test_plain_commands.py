@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
+import click
 import pytest
 
 from envcheck.cli.check import check as command
@@ -413,3 +414,18 @@ def test_what_is_written_holds_no_control_sequence_and_no_lone_surrogate(
     write("big\udcff.txt\n", err=True)
     out, err = capsys.readouterr()
     assert out == "pyred x\npy\x1b[31mred\n" and err == "big?.txt\n"
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "1e400"])
+@pytest.mark.parametrize("command", ["check", "probe", "smoke"])
+def test_a_timeout_that_is_no_number_of_seconds_is_refused(command: str, value: str) -> None:
+    """click's FloatRange took "nan" (and "inf" where it has no maximum); a deep probe given
+    either was not run while the report said nothing of it. Now a usage error, and the probe
+    itself refuses it."""
+    from envcheck.cli import cli
+    from envcheck.probes import probe
+
+    with pytest.raises(click.BadParameter, match="is not a number of seconds"):
+        cli.get_command(click.Context(cli), command).make_context(command, ["--timeout", value])
+    with pytest.raises(ValueError, match="finite number of seconds"):
+        probe(deep=False, timeout=float(value))

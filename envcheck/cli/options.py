@@ -7,6 +7,7 @@ Nothing here decides anything: each helper maps options to a call or a format.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, TypeVar
 
 import click
@@ -23,6 +24,22 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # What `--manager` renders for (check's install fix, install's plan)
 MANAGERS = managers()
+
+
+class Seconds(click.FloatRange):
+    """A number of seconds in a range, and a finite one: click's FloatRange takes "nan" (no
+    comparison refuses it) and "inf" where no maximum is set, and a deadline of either left
+    the deep probe not run while the report said nothing of it."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]
+    ) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return seconds
 
 
 def manager_option(what: str) -> Callable[[F], F]:
@@ -91,7 +108,7 @@ def deep_options(fn: F) -> F:
     )(fn)
     fn = click.option(
         "--timeout",
-        type=click.FloatRange(min=MIN_TIMEOUT),
+        type=Seconds(min=MIN_TIMEOUT),
         default=DEFAULT_TIMEOUT,
         show_default=True,
         help="Seconds the deep probe may take before it is killed.",

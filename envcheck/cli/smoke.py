@@ -10,7 +10,7 @@ import click
 
 from .._clickstyle import CONTEXT
 from ..values import SmokeStatus
-from .options import load_tables, output_option
+from .options import Seconds, load_tables, output_option
 
 if TYPE_CHECKING:
     from ..core import SmokeTargets
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=1),
+    type=Seconds(min=1),
     default=120.0,
     show_default=True,
     help="Seconds each test may run before it is killed.",

@@ -11,7 +11,7 @@ import click
 
 from .. import exitcodes
 from .._clickstyle import CONTEXT
-from .options import load_tables
+from .options import Seconds, load_tables
 
 
 @click.group(invoke_without_command=True, context_settings=CONTEXT)
@@ -50,7 +50,7 @@ def tables(ctx: click.Context, as_json: bool) -> None:
 @click.option("--force", is_flag=True, help="Take the tables even when they are not newer.")
 @click.option(
     "--timeout",
-    type=click.FloatRange(0.1, 600),
+    type=Seconds(0.1, 600),
     default=20.0,
     show_default=True,
     help="Seconds to wait for each file.",

@@ -73,9 +73,9 @@ def probe(
     and offline simulation; defaults are the real ones).
     tables: those the facts will be judged with: the packages and records to keep (_watched).
 
-    Raises OverrideError for a malformed ENVCHECK_* override and InterpreterError when
-    ``python`` cannot be run; every other failure is recorded in Facts.
-    """
+    Raises OverrideError (a malformed ENVCHECK_* override), InterpreterError (``python`` cannot
+    be run), ValueError (a bad ``timeout``: _seconds); every other failure is recorded in Facts."""
+    _seconds(timeout)
     # Only what starts the torch child is imported first; the rest loads while it imports torch
     from .overrides import apply_overrides, parse_overrides
     from .python_env import snapshot
@@ -201,6 +201,13 @@ def _watched(env: Dict[str, str], tables: Optional[Tables] = None) -> Dict[str, 
     out: Dict[str, Optional[str]] = {n: None for r in builds.torch_ranges for n in r.names}
     out.update({n: b.record.file if b.record else None for b in builds.labels for n in b.names})
     return out
+
+
+def _seconds(timeout: float) -> None:
+    """Refuse a deadline that is no number of seconds above 0: NaN or infinity left the deep
+    probe not run while the report said nothing of it."""
+    if not 0 < timeout < float("inf"):  # also NaN
+        raise ValueError(f"timeout must be a finite number of seconds above 0, not {timeout!r}")
 
 
 def _runtime(
