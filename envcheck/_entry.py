@@ -172,7 +172,7 @@ def _run_plain(args: List[str]) -> Optional[int]:
     """``args`` run without click (envcheck.commands): the exit code, or None where click
     must read them. A usage error found while running is said as click says one."""
     from ._plain_args import UsageProblem
-    from .commands import run_plain
+    from .commands import command_of, run_plain
     from .report.emit import failures_explained
 
     with failures_explained():
@@ -181,7 +181,7 @@ def _run_plain(args: List[str]) -> Optional[int]:
         except UsageProblem as exc:
             from .cli import usage_error
 
-            return usage_error(args[0] if args else "check", str(exc))
+            return usage_error(command_of(args), str(exc))
 
 
 def _main(argv: Optional[List[str]]) -> None:

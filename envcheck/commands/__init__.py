@@ -29,13 +29,18 @@ COMPLETION = "_ENVCHECK_COMPLETE"
 PLAIN = ("check", "diagnose", "probe")
 
 
+def command_of(args: Sequence[str]) -> str:
+    """The command a command line runs: ``envcheck`` alone is ``envcheck check``."""
+    return args[0] if args else "check"
+
+
 def run_plain(args: Sequence[str]) -> Optional[int]:
     """``envcheck [COMMAND ...]`` run without click: the exit code, or None where click must
     read the command line (nothing has been written then). Raises UsageProblem (see the
     module)."""
     import os
 
-    command, rest = (args[0], args[1:]) if args else ("check", [])
+    command, rest = command_of(args), args[1:]
     if command not in PLAIN or os.environ.get(COMPLETION):
         return None
     if command == "diagnose":

@@ -145,18 +145,13 @@ def _load(origin: TablesOrigin) -> Tables:
         path = builtin / f"{name}.json"
         if user is not None and (user / f"{name}.json").is_file():
             path = user / f"{name}.json"
-        as_of = None
-        if path.parent == builtin and name != "torch_releases":
-            as_of = head_as_of(path)
-        data = None if as_of else read_document(path, name)
+        on_use = path.parent == builtin and name != "torch_releases"
+        data, as_of = None, head_as_of(path) if on_use else None
+        if as_of is None:
+            data = read_document(path, name)  # it checks the schema version and the date
+            as_of = data["as_of"]
         docs[name] = data
-        files[name] = TableFile(
-            name,
-            path,
-            SCHEMA_VERSION if data is None else data["schema_version"],
-            as_of or data["as_of"],  # type: ignore[index]  # data is read where as_of is not
-            path.parent == builtin,
-        )
+        files[name] = TableFile(name, path, SCHEMA_VERSION, as_of, path.parent == builtin)
     releases = files["torch_releases"].path
-    days = _days(docs["torch_releases"] or read_document(releases, "torch_releases"), releases)
+    days = _days(docs["torch_releases"] or {}, releases)  # parsed above, as every run asks it
     return OnUse.of(docs, files=files, origin=origin, refresh_after_days=days)
